@@ -1,0 +1,15 @@
+"""nparse: neural transition-based dependency parsing."""
+
+from __future__ import annotations
+
+__version__ = "0.1.0"
+
+
+def load(path, device: str = "auto"):
+    """Load a trained parser from a checkpoint: ``nparse.load("runs/.../best.pt").parse(...)``."""
+    from .api import load as _load
+
+    return _load(path, device)
+
+
+__all__ = ["load", "__version__"]

@@ -1,0 +1,115 @@
+"""Python API: ``nparse.load(path).parse(...)``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Iterable, Sequence
+
+import torch
+from tqdm import tqdm
+
+from . import checkpoint
+from .conllu_io import Sentence, read_conllu, read_text, sniff_format, write_conllu
+from .data import Vocabs, bucket_batches, collate, encode
+from .model import ParserModel
+from .systems import make_system
+
+
+def pick_device(name: str = "auto") -> torch.device:
+    """'auto' is the GPU when there is one, else the CPU."""
+    if name == "auto":
+        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    if name.startswith("cuda") and not torch.cuda.is_available():
+        raise RuntimeError(f"device {name!r} requested but CUDA is not available")
+    return torch.device(name)
+
+
+def model_from_state(state: dict, device: torch.device) -> ParserModel:
+    vocabs = Vocabs.from_state(state["vocabs"])
+    system = make_system(**state["system"])
+    model = ParserModel(vocabs, system, state["model_options"])
+    model.load_state_dict(state["model"])
+    return model.to(device).eval()
+
+
+class MissingPOSError(ValueError):
+    """The model reads POS tags the input does not have."""
+
+
+class Parser:
+    """A trained parser loaded from a checkpoint."""
+
+    def __init__(self, model: ParserModel, config: dict | None = None):
+        self.model = model
+        self.config = config or {}
+
+    @classmethod
+    def load(cls, path: str | Path, device: str = "auto") -> "Parser":
+        dev = pick_device(device)
+        state = checkpoint.load(path, dev)
+        return cls(model_from_state(state, dev), state.get("config"))
+
+    def check_pos(self, sentences: Sequence[Sentence]) -> None:
+        enc = self.model.encoder
+        needs = [name for name, used in (("UPOS", enc.upos is not None), ("XPOS", enc.xpos is not None)) if used]
+        for sent in sentences:
+            for name in needs:
+                tags = sent.upos if name == "UPOS" else sent.xpos
+                for i in range(1, len(sent) + 1):
+                    if tags[i] == "_":
+                        raise MissingPOSError(
+                            f"{sent.path}:{sent.word_line(i)}: this model was trained with {name} features, "
+                            f"but the input has no {name} tag here; tag the input first or train with "
+                            f"model.upos_dim=0 model.xpos_dim=0 to parse untagged text"
+                        )
+
+    def parse_sentences(
+        self, sentences: Sequence[Sentence], batch_size: int = 1024, progress: bool = False
+    ) -> list[tuple[list[int], list[str]]]:
+        """Heads and labels (index 0 = root) for every sentence, in input order."""
+        self.check_pos(sentences)
+        examples = [encode(s, self.model.vocabs) for s in sentences]
+        index = {id(e): k for k, e in enumerate(examples)}
+        results: list = [None] * len(examples)
+        batches = bucket_batches(examples, batch_size)
+        bar = tqdm(total=len(examples), unit="sent", disable=not progress, leave=False)
+        self.model.eval()
+        for batch in batches:
+            for e, res in zip(batch, self.model.parse(collate(batch))):
+                results[index[id(e)]] = res
+            bar.update(len(batch))
+        bar.close()
+        return results
+
+    def parse(
+        self, source: str | Path | Iterable[Sequence[str]] | Sequence[Sentence], fmt: str = "auto"
+    ) -> list[Sentence]:
+        """Parse a CoNLL-U/plain-text file path, Sentence objects, or lists of tokens.
+
+        Returns the sentences with HEAD and DEPREL filled in.
+        """
+        if isinstance(source, (str, Path)):
+            text = Path(source).read_text(encoding="utf-8")
+            kind = sniff_format(text) if fmt == "auto" else fmt
+            sentences = read_conllu(source, allow_missing_heads=True) if kind == "conllu" else read_text(source)
+        else:
+            items = list(source)
+            if items and not isinstance(items[0], Sentence):
+                import io
+
+                sentences = read_text(io.StringIO("\n".join(" ".join(tokens) for tokens in items)))
+            else:
+                sentences = items  # type: ignore[assignment]
+        results = self.parse_sentences(sentences)
+        for sent, (heads, labels) in zip(sentences, results):
+            sent.heads, sent.deprels = heads, labels
+        return sentences
+
+    @staticmethod
+    def write(sentences: Sequence[Sentence], target) -> None:
+        write_conllu(sentences, target, [s.heads for s in sentences], [s.deprels for s in sentences])
+
+
+def load(path: str | Path, device: str = "auto") -> Parser:
+    """Load a checkpoint written by ``python -m nparse.train``."""
+    return Parser.load(path, device)

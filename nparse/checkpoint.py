@@ -1,0 +1,44 @@
+"""Checkpoints: one file holds everything needed to parse (weights, config, vocabularies, system).
+
+Writes are atomic: the file is written next to its destination, flushed to disk and renamed
+over it, so a kill during saving leaves the previous checkpoint intact.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import torch
+
+FORMAT = 1
+
+
+def save_atomic(state: dict[str, Any], path: str | Path) -> None:
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            torch.save({"format": FORMAT, **state}, handle)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def load(path: str | Path, device: str | torch.device = "cpu") -> dict[str, Any]:
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"checkpoint not found: {path}")
+    try:
+        state = torch.load(path, map_location=device, weights_only=False)
+    except Exception as err:  # torch raises several types for damaged files
+        raise ValueError(f"{path}: not a readable nparse checkpoint ({err})") from err
+    if not isinstance(state, dict) or state.get("format") != FORMAT:
+        raise ValueError(f"{path}: not an nparse checkpoint (format {state.get('format')!r})")
+    return state

@@ -1,0 +1,38 @@
+"""``key=value`` command lines for the small tools (evaluate, parse), in the style of Hydra."""
+
+from __future__ import annotations
+
+import sys
+from typing import Mapping, Sequence
+
+
+def parse_args(
+    argv: Sequence[str] | None,
+    required: Sequence[str] = (),
+    optional: Mapping[str, str | None] | None = None,
+    usage: str | None = "",
+) -> dict[str, str | None]:
+    """Parse ``key=value`` arguments; unknown or missing keys exit with a usage message."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    optional = dict(optional or {})
+    known = set(required) | set(optional)
+    if any(a in ("-h", "--help") for a in argv):
+        print(usage or "", file=sys.stderr)
+        sys.exit(0)
+    values: dict[str, str | None] = dict(optional)
+    for arg in argv:
+        key, sep, value = arg.partition("=")
+        if not sep or key not in known:
+            _fail(f"unexpected argument {arg!r}; expected key=value with key in {sorted(known)}", usage)
+        values[key] = value
+    missing = [k for k in required if k not in values]
+    if missing:
+        _fail(f"missing argument(s): {', '.join(k + '=...' for k in missing)}", usage)
+    return values
+
+
+def _fail(message: str, usage: str | None) -> None:
+    print(f"error: {message}", file=sys.stderr)
+    if usage:
+        print(usage.strip(), file=sys.stderr)
+    sys.exit(2)

@@ -1,0 +1,265 @@
+"""CoNLL-U input and output.
+
+Field parsing is done by the ``conllu`` package; on top of it this module keeps every raw line
+of a sentence so that writing a parse changes nothing but HEAD and DEPREL of syntactic words:
+comments, multiword-token lines and empty nodes go back out byte for byte. Every problem in the
+input is reported with the file and line it was found on.
+"""
+
+from __future__ import annotations
+
+import io
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, Iterable, Iterator
+
+from conllu.exceptions import ParseException
+from conllu.parser import DEFAULT_FIELDS, parse_line
+
+ROOT_FORM = "<root>"
+
+
+class CoNLLUError(ValueError):
+    """Malformed input; the message starts with ``file:line:``."""
+
+    def __init__(self, path: str, line: int, message: str):
+        super().__init__(f"{path}:{line}: {message}")
+        self.path, self.line, self.message = path, line, message
+
+
+@dataclass
+class Sentence:
+    """One sentence: its raw lines plus the syntactic words, indexed from 1 (0 is the root).
+
+    ``heads[i]``/``deprels[i]`` are the annotation of word i (``heads[0] == -1``); a missing HEAD
+    (``_``) is -1. ``word_lines[i]`` is the index in ``lines`` of word i's line.
+    """
+
+    lines: list[str]
+    forms: list[str]
+    upos: list[str]
+    xpos: list[str]
+    heads: list[int]
+    deprels: list[str]
+    word_lines: list[int]
+    path: str = "<string>"
+    line: int = 1  # line number of the sentence's first line
+    sent_id: str | None = None
+
+    def __len__(self) -> int:
+        return len(self.forms) - 1
+
+    @property
+    def name(self) -> str:
+        """The sent_id, or ``file:line`` for sentences without one."""
+        return self.sent_id or f"{self.path}:{self.line}"
+
+    def word_line(self, i: int) -> int:
+        """File line number of word i (for error messages)."""
+        return self.line + self.word_lines[i]
+
+
+def tree_problem(heads: list[int]) -> str | None:
+    """Why ``heads`` (index 0 = root) is not a single-rooted tree, or None if it is one."""
+    n = len(heads) - 1
+    roots = [d for d in range(1, n + 1) if heads[d] == 0]
+    missing = [d for d in range(1, n + 1) if heads[d] < 0]
+    if missing:
+        return f"word {missing[0]} has no HEAD"
+    if len(roots) != 1:
+        return f"{len(roots)} words attached to the root (expected 1)"
+    state = [0] * (n + 1)  # 0 unvisited, 1 on the current path, 2 reaches the root
+    state[0] = 2
+    for start in range(1, n + 1):
+        path, d = [], start
+        while state[d] == 0:
+            state[d] = 1
+            path.append(d)
+            d = heads[d]
+        if state[d] == 1:
+            return f"cycle through word {d}"
+        for p in path:
+            state[p] = 2
+    return None
+
+
+def _parse(path: str, lineno: int, raw: str) -> dict:
+    """Fields of one token line, parsed by the conllu package."""
+    try:
+        return parse_line(raw, DEFAULT_FIELDS)
+    except ParseException as err:
+        raise CoNLLUError(path, lineno, str(err)) from None
+
+
+def _build(path: str, start: int, lines: list[str], allow_missing_heads: bool) -> Sentence:
+    forms, upos, xpos, heads, deprels, word_lines = [ROOT_FORM], ["<root>"], ["<root>"], [-1], ["_"], [0]
+    sent_id = None
+    seen_tokens = False
+    next_range_end = 0  # last word covered by the latest multiword token
+    for k, raw in enumerate(lines):
+        lineno = start + k
+        if raw.startswith("#"):
+            if seen_tokens:
+                raise CoNLLUError(path, lineno, "comment line inside the token lines of a sentence")
+            key, _, value = raw[1:].partition("=")
+            if key.strip() == "sent_id":
+                sent_id = value.strip()
+            continue
+        seen_tokens = True
+        cols = raw.split("\t")
+        if len(cols) != 10:
+            raise CoNLLUError(path, lineno, f"expected 10 tab-separated columns, found {len(cols)}")
+        token = _parse(path, lineno, raw)
+        tid = token["id"]
+        n = len(forms) - 1
+        if isinstance(tid, int):
+            if tid != n + 1:
+                what = "duplicate" if tid <= n else "non-consecutive"
+                raise CoNLLUError(path, lineno, f"{what} word ID {tid} (expected {n + 1})")
+            head = token["head"]
+            if head is None:
+                if not allow_missing_heads:
+                    raise CoNLLUError(path, lineno, "HEAD is '_' (a gold tree is required here)")
+                head = -1
+            elif not isinstance(head, int):
+                raise CoNLLUError(path, lineno, f"HEAD {cols[6]!r} is not an integer")
+            elif head < 0:
+                raise CoNLLUError(path, lineno, f"HEAD {head} is negative")
+            forms.append(cols[1])
+            upos.append(cols[3])
+            xpos.append(cols[4])
+            heads.append(head)
+            deprels.append(cols[7])
+            word_lines.append(k)
+        elif isinstance(tid, tuple) and len(tid) == 3 and tid[1] == "-":
+            first, last = tid[0], tid[2]
+            if first != n + 1 or last < first:
+                raise CoNLLUError(path, lineno, f"multiword token {cols[0]} out of order (next word is {n + 1})")
+            next_range_end = last
+        elif isinstance(tid, tuple) and len(tid) == 3 and tid[1] == ".":
+            if tid[0] != n:
+                raise CoNLLUError(path, lineno, f"empty node {cols[0]} out of order (after word {n})")
+        else:
+            raise CoNLLUError(path, lineno, f"bad ID {cols[0]!r}")
+    n = len(forms) - 1
+    if n == 0:
+        raise CoNLLUError(path, start, "sentence without words")
+    if next_range_end > n:
+        raise CoNLLUError(path, start, f"multiword token reaches word {next_range_end} but the sentence has {n}")
+    for i in range(1, n + 1):
+        if heads[i] > n:
+            raise CoNLLUError(path, start + word_lines[i], f"HEAD {heads[i]} out of range (sentence has {n} words)")
+    return Sentence(lines, forms, upos, xpos, heads, deprels, word_lines, path, start, sent_id)
+
+
+def iter_conllu(source: str | Path | IO[str], allow_missing_heads: bool = False) -> Iterator[Sentence]:
+    """Yield the sentences of a CoNLL-U file (path or open text stream)."""
+    if isinstance(source, (str, Path)):
+        with open(source, encoding="utf-8") as handle:
+            yield from iter_conllu(handle, allow_missing_heads)
+        return
+    path = getattr(source, "name", "<stream>")
+    path = str(path)
+    block: list[str] = []
+    start = 1
+    lineno = 0
+    for lineno, raw in enumerate(source, 1):
+        raw = raw.rstrip("\r\n")
+        if raw == "":
+            if block:
+                yield _build(path, start, block, allow_missing_heads)
+            block = []
+            start = lineno + 1
+        elif raw.strip() == "":
+            raise CoNLLUError(path, lineno, "line of whitespace only (sentence breaks must be empty lines)")
+        else:
+            block.append(raw)
+    if block:
+        yield _build(path, start, block, allow_missing_heads)
+
+
+def read_conllu(source: str | Path | IO[str], allow_missing_heads: bool = False) -> list[Sentence]:
+    """All sentences of a CoNLL-U file."""
+    return list(iter_conllu(source, allow_missing_heads))
+
+
+def read_text(source: str | Path | IO[str]) -> list[Sentence]:
+    """Pre-tokenized plain text, one sentence per line, tokens separated by whitespace."""
+    if isinstance(source, (str, Path)):
+        with open(source, encoding="utf-8") as handle:
+            return read_text(handle)
+    path = str(getattr(source, "name", "<stream>"))
+    sentences = []
+    for lineno, raw in enumerate(source, 1):
+        tokens = raw.split()
+        if not tokens:
+            continue
+        lines = [f"# sent_id = {len(sentences) + 1}", "# text = " + " ".join(tokens)]
+        lines += [f"{i}\t{tok}\t_\t_\t_\t_\t_\t_\t_\t_" for i, tok in enumerate(tokens, 1)]
+        sent = _build(path, lineno, lines, allow_missing_heads=True)
+        sent.line = lineno - 2  # word i is on file line ``lineno`` for every i
+        sentences.append(sent)
+    return sentences
+
+
+def sniff_format(text: str) -> str:
+    """'conllu' if the text looks like CoNLL-U (a tab-separated 10-column line), else 'text'."""
+    for raw in text.splitlines():
+        if raw.strip() and not raw.startswith("#"):
+            return "conllu" if raw.count("\t") == 9 else "text"
+    return "conllu"
+
+
+def format_sentence(sent: Sentence, heads: list[int] | None = None, deprels: list[str] | None = None) -> str:
+    """The sentence as CoNLL-U text with HEAD/DEPREL of words replaced (everything else untouched)."""
+    lines = list(sent.lines)
+    if heads is not None or deprels is not None:
+        for i in range(1, len(sent) + 1):
+            k = sent.word_lines[i]
+            cols = lines[k].split("\t")
+            if heads is not None:
+                cols[6] = str(heads[i])
+            if deprels is not None:
+                cols[7] = deprels[i]
+            lines[k] = "\t".join(cols)
+    return "\n".join(lines) + "\n\n"
+
+
+def write_conllu(
+    sentences: Iterable[Sentence],
+    target: str | Path | IO[str],
+    heads: Iterable[list[int]] | None = None,
+    deprels: Iterable[list[str]] | None = None,
+) -> None:
+    """Write sentences, optionally with new HEAD/DEPREL columns (lists indexed like Sentence.heads)."""
+    if isinstance(target, (str, Path)):
+        tmp = io.StringIO()
+        write_conllu(sentences, tmp, heads, deprels)
+        Path(target).write_text(tmp.getvalue(), encoding="utf-8")
+        return
+    sentences = list(sentences)
+    hs = list(heads) if heads is not None else [None] * len(sentences)
+    ds = list(deprels) if deprels is not None else [None] * len(sentences)
+    for sent, h, d in zip(sentences, hs, ds, strict=True):
+        target.write(format_sentence(sent, h, d))
+
+
+def open_output(path: str | None) -> IO[str]:
+    """A text stream for ``path``, or stdout when ``path`` is None or '-'."""
+    if path in (None, "-"):
+        return sys.stdout
+    return open(path, "w", encoding="utf-8")
+
+
+__all__ = [
+    "CoNLLUError",
+    "Sentence",
+    "format_sentence",
+    "iter_conllu",
+    "read_conllu",
+    "read_text",
+    "sniff_format",
+    "tree_problem",
+    "write_conllu",
+]

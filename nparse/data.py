@@ -1,0 +1,124 @@
+"""Turning sentences into index lists and length-bucketed batches."""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+from typing import Iterable, Sequence
+
+import torch
+
+from .conllu_io import Sentence
+from .vocab import ROOT, Vocab, normalize
+
+
+@dataclass
+class Vocabs:
+    """Every table a model needs to turn a sentence into indices."""
+
+    words: Vocab
+    chars: Vocab
+    upos: Vocab
+    xpos: Vocab
+    labels: Vocab
+    lowercase: bool = True
+
+    @classmethod
+    def build(cls, sentences: Sequence[Sentence], lowercase: bool = True) -> "Vocabs":
+        words = Vocab.build(normalize(f, lowercase) for s in sentences for f in s.forms[1:])
+        chars = Vocab.build(ch for s in sentences for f in s.forms[1:] for ch in f)
+        upos = Vocab.build(p for s in sentences for p in s.upos[1:])
+        xpos = Vocab.build(p for s in sentences for p in s.xpos[1:])
+        labels = Vocab.build((d for s in sentences for d in s.deprels[1:]), specials=False)
+        return cls(words, chars, upos, xpos, labels, lowercase)
+
+    def state_dict(self) -> dict:
+        tables = {k: getattr(self, k).state_dict() for k in ("words", "chars", "upos", "xpos", "labels")}
+        return {**tables, "lowercase": self.lowercase}
+
+    @classmethod
+    def from_state(cls, state: dict) -> "Vocabs":
+        tables = {k: Vocab.from_state(state[k]) for k in ("words", "chars", "upos", "xpos", "labels")}
+        return cls(**tables, lowercase=state["lowercase"])
+
+
+@dataclass
+class Example:
+    """A sentence as indices (position 0 is the root token) plus its oracle data."""
+
+    sent: Sentence
+    words: list[int]
+    upos: list[int]
+    xpos: list[int]
+    labels: list[int]  # gold label index per word (-1 for the root and unknown labels)
+    gold: object | None = None  # what the oracle prepared
+
+    def __len__(self) -> int:
+        return len(self.words) - 1
+
+
+def encode(sent: Sentence, vocabs: Vocabs) -> Example:
+    words = [vocabs.words.index(ROOT)] + [vocabs.words.index(normalize(f, vocabs.lowercase)) for f in sent.forms[1:]]
+    upos = [vocabs.upos.index(ROOT)] + [vocabs.upos.index(p) for p in sent.upos[1:]]
+    xpos = [vocabs.xpos.index(ROOT)] + [vocabs.xpos.index(p) for p in sent.xpos[1:]]
+    labels = [-1] + [vocabs.labels.index(d) for d in sent.deprels[1:]]
+    return Example(sent, words, upos, xpos, labels)
+
+
+@dataclass
+class Batch:
+    """Padded index tensors for a list of examples; row i of each tensor is examples[i]."""
+
+    examples: list[Example]
+    words: torch.Tensor  # [B, T] with T = longest sentence + 1 (the root)
+    upos: torch.Tensor
+    xpos: torch.Tensor
+    lengths: torch.Tensor  # [B] words + root
+    forms: list[list[str]] = field(default_factory=list)  # raw forms (with the root) for the char model
+
+    @property
+    def width(self) -> int:
+        return self.words.shape[1]
+
+    def to(self, device: torch.device) -> "Batch":
+        return Batch(
+            self.examples,
+            self.words.to(device),
+            self.upos.to(device),
+            self.xpos.to(device),
+            self.lengths,
+            self.forms,
+        )
+
+
+def collate(examples: list[Example]) -> Batch:
+    width = max(len(e.words) for e in examples)
+
+    def pad(rows: Iterable[list[int]]) -> torch.Tensor:
+        return torch.tensor([r + [0] * (width - len(r)) for r in rows], dtype=torch.long)
+
+    return Batch(
+        examples,
+        pad(e.words for e in examples),
+        pad(e.upos for e in examples),
+        pad(e.xpos for e in examples),
+        torch.tensor([len(e.words) for e in examples]),
+        [[ROOT] + e.sent.forms[1:] for e in examples],
+    )
+
+
+def bucket_batches(
+    examples: Sequence[Example], batch_size: int, rng: random.Random | None = None
+) -> list[list[Example]]:
+    """Batches of sentences of similar length (less padding, similar step counts).
+
+    With ``rng`` the order within equal lengths and the batch order are shuffled.
+    """
+    keys = list(range(len(examples)))
+    if rng is not None:
+        rng.shuffle(keys)
+    keys.sort(key=lambda i: len(examples[i]))
+    batches = [[examples[i] for i in keys[k : k + batch_size]] for k in range(0, len(keys), batch_size)]
+    if rng is not None:
+        rng.shuffle(batches)
+    return batches

@@ -1,0 +1,162 @@
+"""Kiperwasser & Goldberg (2016) BiLSTM encoder.
+
+Each token (the root is token 0) is the concatenation of a word embedding, a UPOS embedding
+and optionally an XPOS embedding, a character-BiLSTM vector and a pretrained vector; a
+multi-layer BiLSTM turns the sentence into one vector per token. During training a word is
+replaced by the unknown word with probability alpha / (alpha + count(word)).
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+import torch
+from torch import nn
+from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
+
+from .data import Batch, Vocabs
+from .vocab import ROOT, UNK, normalize
+
+log = logging.getLogger(__name__)
+
+
+def read_vectors(path: str | Path, limit: int = 0) -> tuple[list[str], torch.Tensor]:
+    """Word vectors from a word2vec/GloVe text file (an optional 'count dim' header is skipped)."""
+    words: list[str] = []
+    rows: list[list[float]] = []
+    dim = None
+    with open(path, encoding="utf-8", errors="replace") as handle:
+        for lineno, line in enumerate(handle, 1):
+            parts = line.rstrip().split(" ")
+            if lineno == 1 and len(parts) == 2 and all(p.isdigit() for p in parts):
+                continue
+            if len(parts) < 2:
+                continue
+            if dim is None:
+                dim = len(parts) - 1
+            if len(parts) - 1 != dim:
+                raise ValueError(f"{path}:{lineno}: expected {dim} values, found {len(parts) - 1}")
+            try:
+                rows.append([float(x) for x in parts[1:]])
+            except ValueError:
+                raise ValueError(f"{path}:{lineno}: not a number in the vector of {parts[0]!r}") from None
+            words.append(parts[0])
+            if limit and len(words) >= limit:
+                break
+    if not rows:
+        raise ValueError(f"{path}: no vectors found")
+    return words, torch.tensor(rows)
+
+
+class CharEncoder(nn.Module):
+    """A word vector from a BiLSTM over its characters (final states of both directions)."""
+
+    def __init__(self, n_chars: int, char_dim: int, hidden: int):
+        super().__init__()
+        self.embed = nn.Embedding(n_chars, char_dim, padding_idx=0)
+        self.lstm = nn.LSTM(char_dim, hidden, batch_first=True, bidirectional=True)
+        self.out_dim = 2 * hidden
+
+    def forward(self, char_ids: torch.Tensor, lengths: torch.Tensor) -> torch.Tensor:
+        packed = pack_padded_sequence(self.embed(char_ids), lengths, batch_first=True, enforce_sorted=False)
+        _, (h, _) = self.lstm(packed)
+        return torch.cat([h[0], h[1]], dim=-1)
+
+
+class Encoder(nn.Module):
+    def __init__(
+        self,
+        vocabs: Vocabs,
+        word_dim: int = 100,
+        upos_dim: int = 25,
+        xpos_dim: int = 0,
+        char_dim: int = 0,
+        char_hidden: int = 50,
+        lstm_dim: int = 125,
+        lstm_layers: int = 2,
+        lstm_dropout: float = 0.0,
+        word_dropout: float = 0.25,
+        pretrained: torch.Tensor | None = None,
+    ):
+        super().__init__()
+        self.vocabs = vocabs
+        self.word_dropout = word_dropout
+        if pretrained is not None:
+            word_dim = pretrained.shape[1]
+        self.words = nn.Embedding(len(vocabs.words), word_dim, padding_idx=0)
+        if pretrained is not None:
+            with torch.no_grad():
+                self.words.weight[: pretrained.shape[0]].copy_(pretrained)
+        self.upos = nn.Embedding(len(vocabs.upos), upos_dim, padding_idx=0) if upos_dim else None
+        self.xpos = nn.Embedding(len(vocabs.xpos), xpos_dim, padding_idx=0) if xpos_dim else None
+        self.chars = CharEncoder(len(vocabs.chars), char_dim, char_hidden) if char_dim else None
+        in_dim = word_dim + upos_dim + xpos_dim + (self.chars.out_dim if self.chars else 0)
+        self.lstm = nn.LSTM(
+            in_dim,
+            lstm_dim,
+            num_layers=lstm_layers,
+            batch_first=True,
+            bidirectional=True,
+            dropout=lstm_dropout if lstm_layers > 1 else 0.0,
+        )
+        self.out_dim = 2 * lstm_dim
+        counts = torch.tensor(vocabs.words.counts, dtype=torch.float)
+        drop = word_dropout / (word_dropout + counts) if word_dropout > 0 else torch.zeros_like(counts)
+        drop[:3] = 0.0  # never drop padding, unknown or root
+        self.register_buffer("drop_prob", drop, persistent=False)
+
+    @property
+    def uses_pos(self) -> bool:
+        return self.upos is not None or self.xpos is not None
+
+    def _char_vectors(self, batch: Batch, device: torch.device) -> torch.Tensor:
+        assert self.chars is not None
+        vocab = self.vocabs.chars
+        uniq: dict[str, int] = {}
+        positions = [[uniq.setdefault(f, len(uniq)) for f in forms] for forms in batch.forms]
+        # The root token is one special character; an empty form is one unknown character.
+        seqs = [[vocab.index(ROOT)] if f == ROOT else [vocab.index(ch) for ch in f] or [1] for f in uniq]
+        width = max(len(s) for s in seqs)
+        ids = torch.tensor([s + [0] * (width - len(s)) for s in seqs], device=device)
+        lengths = torch.tensor([len(s) for s in seqs])
+        vectors = self.chars(ids, lengths)
+        index = torch.tensor([p + [0] * (batch.width - len(p)) for p in positions], device=device)
+        return vectors[index]
+
+    def forward(self, batch: Batch) -> torch.Tensor:
+        """[B, T, out_dim] vectors; position 0 of each row is the root token."""
+        words = batch.words
+        if self.training and self.word_dropout > 0:
+            dropped = torch.rand(words.shape, device=words.device) < self.drop_prob[words]
+            words = words.masked_fill(dropped, self.vocabs.words.index(UNK))
+        parts = [self.words(words)]
+        if self.upos is not None:
+            parts.append(self.upos(batch.upos))
+        if self.xpos is not None:
+            parts.append(self.xpos(batch.xpos))
+        if self.chars is not None:
+            parts.append(self._char_vectors(batch, words.device))
+        x = torch.cat(parts, dim=-1)
+        packed = pack_padded_sequence(x, batch.lengths, batch_first=True, enforce_sorted=False)
+        out, _ = self.lstm(packed)
+        out, _ = pad_packed_sequence(out, batch_first=True, total_length=batch.width)
+        return out
+
+
+def extend_with_pretrained(vocabs: Vocabs, path: str, limit: int) -> torch.Tensor:
+    """Add the words of a vector file to the word vocabulary; returns the initial embedding rows.
+
+    Rows of training words the file lacks are drawn at random (scaled like the file's vectors).
+    """
+    words, vectors = read_vectors(path, limit)
+    for w in words:
+        vocabs.words.add(normalize(w, vocabs.lowercase))
+    table = torch.randn(len(vocabs.words), vectors.shape[1]) * vectors.std()
+    found = 0
+    for w, row in zip(words, vectors):
+        idx = vocabs.words.index(normalize(w, vocabs.lowercase))
+        table[idx] = row
+        found += 1
+    log.info("pretrained vectors: %d read from %s (dim %d)", found, path, vectors.shape[1])
+    return table

@@ -1,0 +1,130 @@
+"""Batched greedy transition loops: decoding, and training with an oracle and exploration.
+
+Every parser step scores all live configurations of the batch with one scorer call. Training
+runs the loop without autograd, recording each step's feature rows and its legal and correct
+transitions; the loss is then computed for all recorded steps in one call (see scorer.py).
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from dataclasses import dataclass, field
+
+import torch
+
+from .scorer import TransitionScorer
+from .systems import NONE, Config, Oracle, TransitionSystem
+
+NEG_INF = float("-inf")
+
+
+def _rows(system: TransitionSystem, configs: list[Config], live: list[int], offsets: list[int], empty: int):
+    """Feature rows (table indices) and legal flags of the live configurations."""
+    rows, legal = [], []
+    for i in live:
+        c = configs[i]
+        off = offsets[i]
+        rows.append([w + off if w != NONE else empty for w in system.features(c)])
+        legal.append(system.legal(c))
+    return rows, legal
+
+
+def decode(
+    system: TransitionSystem,
+    scorer: TransitionScorer,
+    table: torch.Tensor,
+    configs: list[Config],
+    offsets: list[int],
+) -> None:
+    """Drive every configuration to a terminal one, always taking the best legal transition."""
+    empty = table.shape[0] - 1
+    live = [i for i, c in enumerate(configs) if not system.terminal(c)]
+    device = table.device
+    while live:
+        rows, legal = _rows(system, configs, live, offsets, empty)
+        with torch.no_grad():
+            scores = scorer.scores(table, torch.tensor(rows, device=device))
+            legal_t = torch.tensor(legal, device=device)
+            best = scores.masked_fill(~legal_t, NEG_INF).argmax(1).tolist()
+        apply = system.apply
+        for i, a in zip(live, best):
+            apply(configs[i], a)
+        live = [i for i in live if not system.terminal(configs[i])]
+
+
+@dataclass
+class Steps:
+    """What training recorded: one entry per parser step of every sentence."""
+
+    rows: list[list[int]] = field(default_factory=list)
+    legal: list[list[bool]] = field(default_factory=list)
+    correct: list[list[bool]] = field(default_factory=list)
+    explored: int = 0  # steps where the parser followed its own wrong prediction
+    errors: int = 0  # steps where the best-scoring legal transition was not correct
+    actions: Counter = field(default_factory=Counter)  # action name -> times taken
+
+
+def train_loop(
+    system: TransitionSystem,
+    oracle: Oracle,
+    scorer: TransitionScorer,
+    table: torch.Tensor,
+    configs: list[Config],
+    golds: list,
+    offsets: list[int],
+    explore_p: float,
+    rng: random.Random,
+) -> Steps:
+    """Run the batch to the end following the oracle (or, with exploration, the model's errors).
+
+    The target of a step is the best-scoring correct transition (latent sequences, Goldberg &
+    Nivre 2013). When the prediction is wrong the parser follows it with probability
+    ``explore_p`` (only for complete oracles), otherwise it follows the target.
+    """
+    steps = Steps()
+    empty = table.shape[0] - 1
+    names = system.actions
+    explore = explore_p > 0 and oracle.complete
+    live = [i for i, c in enumerate(configs) if not system.terminal(c)]
+    while live:
+        rows, legal = _rows(system, configs, live, offsets, empty)
+        with torch.no_grad():
+            scores = scorer.scores(table, torch.tensor(rows, device=table.device)).tolist()
+        for i, row, ok, sc in zip(live, rows, legal, scores):
+            c = configs[i]
+            correct = oracle.correct(c, golds[i])
+            pred = max((a for a in range(len(ok)) if ok[a]), key=sc.__getitem__)
+            if correct[pred]:
+                action = pred
+            else:
+                steps.errors += 1
+                target = max((a for a in range(len(ok)) if correct[a] and ok[a]), key=sc.__getitem__)
+                if explore and rng.random() < explore_p:
+                    action = pred
+                    steps.explored += 1
+                else:
+                    action = target
+            steps.rows.append(row)
+            steps.legal.append(ok)
+            steps.correct.append(correct)
+            steps.actions[names[action]] += 1
+            system.apply(c, action)
+        live = [i for i in live if not system.terminal(configs[i])]
+    return steps
+
+
+def hinge_loss(scorer: TransitionScorer, table: torch.Tensor, steps: Steps) -> torch.Tensor:
+    """Sum over steps of max(0, 1 - best correct score + best wrong score) (K&G 2016)."""
+    device = table.device
+    scores = scorer.scores(table, torch.tensor(steps.rows, device=device))
+    legal = torch.tensor(steps.legal, device=device)
+    correct = torch.tensor(steps.correct, device=device) & legal
+    wrong = legal & ~correct
+    has_wrong = wrong.any(1)
+    if not bool(has_wrong.any()):
+        return scores.sum() * 0.0
+    best_correct = scores.masked_fill(~correct, NEG_INF).max(1).values
+    best_wrong = scores.masked_fill(~wrong, NEG_INF).max(1).values
+    margin = (1.0 - best_correct + best_wrong)[has_wrong]
+    return torch.relu(margin).sum()

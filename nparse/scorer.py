@@ -1,0 +1,55 @@
+"""MLP scorers on top of the BiLSTM vectors.
+
+The transition scorer is Kiperwasser & Goldberg's MLP over the vectors at the configuration's
+feature positions. Its first layer is linear in the concatenated vectors, so it is computed once
+per word and feature slot (``table``) and each parser step becomes a gather and a sum (as spaCy
+does); the decisions and the loss use the very same table, so training can run the transition
+loop without autograd and score all recorded steps in one batched call afterwards.
+
+Labels come from a second MLP over the (head, dependent) vector pair, applied once to every arc
+of a finished tree. This keeps the transition scorer small (a few actions instead of twice the
+label count), works unchanged for every transition system, and costs one batched call per batch.
+"""
+
+from __future__ import annotations
+
+import torch
+from torch import nn
+
+
+class TransitionScorer(nn.Module):
+    def __init__(self, in_dim: int, n_slots: int, hidden: int, n_actions: int):
+        super().__init__()
+        self.in_dim, self.n_slots, self.hidden = in_dim, n_slots, hidden
+        self.first = nn.Linear(in_dim * n_slots, hidden)
+        self.empty = nn.Parameter(torch.randn(in_dim) * 0.1)  # vector of an empty position
+        self.out = nn.Linear(hidden, n_actions)
+        self.register_buffer("slot_offsets", torch.arange(n_slots), persistent=False)
+
+    def table(self, vectors: torch.Tensor) -> torch.Tensor:
+        """First-layer contribution of every token in every slot: [B*T + 1, n_slots, hidden].
+
+        The last row is the empty position; rows are flattened token positions b*T + i.
+        """
+        flat = torch.cat([vectors.reshape(-1, self.in_dim), self.empty[None]], dim=0)
+        weight = self.first.weight.view(self.hidden, self.n_slots, self.in_dim)
+        return torch.einsum("nd,hsd->nsh", flat, weight)
+
+    def scores(self, table: torch.Tensor, rows: torch.Tensor) -> torch.Tensor:
+        """Action scores [N, A] for configurations whose slot s reads table row rows[:, s]."""
+        flat = table.reshape(-1, self.hidden)
+        hidden = flat[rows * self.n_slots + self.slot_offsets].sum(1) + self.first.bias
+        return self.out(torch.tanh(hidden))
+
+
+class LabelScorer(nn.Module):
+    def __init__(self, in_dim: int, hidden: int, n_labels: int):
+        super().__init__()
+        self.head = nn.Linear(in_dim, hidden, bias=False)
+        self.dep = nn.Linear(in_dim, hidden)
+        self.out = nn.Linear(hidden, n_labels)
+
+    def forward(self, vectors: torch.Tensor, heads: torch.Tensor, deps: torch.Tensor) -> torch.Tensor:
+        """Label scores [N, L] for arcs heads[i] -> deps[i] (flattened token positions)."""
+        flat = vectors.reshape(-1, vectors.shape[-1])
+        return self.out(torch.tanh(self.head(flat[heads]) + self.dep(flat[deps])))

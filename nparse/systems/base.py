@@ -1,0 +1,198 @@
+"""The interface every transition system and oracle implements.
+
+A transition system defines configurations, legal transitions, how to apply them, the terminal
+test and the feature positions the scorer reads. Oracles live in the same module as their system
+and say which transitions are correct in a configuration for a gold tree.
+
+Configurations are plain objects of small Python lists: ``copy()`` is what a beam uses to branch,
+``heads``/``lmod``/``rmod`` expose the partial tree (for higher-order factors), and
+``system.state_key(c)`` is a hashable summary of everything that decides the future (used by
+exhaustive search and by beam recombination). Words are numbered 1..n and 0 is the root.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from typing import ClassVar, Hashable, Sequence
+
+from ..trees import children_of
+
+NONE = -1  # "no word": empty feature position, missing head, missing modifier
+
+
+class Config:
+    """Stack(s), buffer and partial tree. The buffer is stored reversed: ``buffer[-1]`` is b0."""
+
+    __slots__ = ("stack", "buffer", "heads", "lmod", "rmod", "n")
+
+    def __init__(self, stack: list[int], buffer: list[int], n: int):
+        self.stack = stack
+        self.buffer = buffer
+        self.n = n
+        self.heads = [NONE] * (n + 1)
+        self.lmod = [NONE] * (n + 1)  # leftmost dependent attached so far
+        self.rmod = [NONE] * (n + 1)  # rightmost dependent attached so far
+
+    def copy(self) -> "Config":
+        other = object.__new__(type(self))
+        for name in _all_slots(type(self)):
+            value = getattr(self, name)
+            setattr(other, name, value[:] if isinstance(value, list) else value)
+        return other
+
+    def attach(self, h: int, d: int) -> None:
+        """Add the arc h -> d and keep the leftmost/rightmost-modifier tables current."""
+        self.heads[d] = h
+        if self.lmod[h] == NONE or d < self.lmod[h]:
+            self.lmod[h] = d
+        if self.rmod[h] == NONE or d > self.rmod[h]:
+            self.rmod[h] = d
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(stack={self.stack}, buffer={self.buffer[::-1]}, heads={self.heads})"
+
+
+_SLOTS_CACHE: dict[type, tuple[str, ...]] = {}
+
+
+def _all_slots(cls: type) -> tuple[str, ...]:
+    slots = _SLOTS_CACHE.get(cls)
+    if slots is None:
+        names: list[str] = []
+        for klass in reversed(cls.__mro__):
+            names.extend(getattr(klass, "__slots__", ()))
+        slots = _SLOTS_CACHE[cls] = tuple(dict.fromkeys(names))
+    return slots
+
+
+class Gold:
+    """A gold tree with what oracles precompute once per sentence."""
+
+    def __init__(self, heads: Sequence[int]):
+        self.heads = list(heads)
+        self.n = len(self.heads) - 1
+        self.children = children_of(self.heads)
+
+
+class TransitionSystem(ABC):
+    """A transition system: configurations, legal transitions, features."""
+
+    name: ClassVar[str]
+    actions: ClassVar[tuple[str, ...]]
+    base_slots: ClassVar[tuple[str, ...]]  # names of the feature positions without modifiers
+
+    def __init__(self, root: str = "end", modifiers: bool = False):
+        if root not in ("end", "start"):
+            raise ValueError(f"root must be 'end' or 'start', not {root!r}")
+        self.root = root
+        self.modifiers = modifiers
+
+    @property
+    def slots(self) -> tuple[str, ...]:
+        """Names of the feature positions, in the order ``features`` returns them."""
+        return self.base_slots + (self.modifier_slots() if self.modifiers else ())
+
+    def modifier_slots(self) -> tuple[str, ...]:
+        return ()
+
+    @property
+    def n_slots(self) -> int:
+        return len(self.slots)
+
+    def action_index(self, name: str) -> int:
+        return self.actions.index(name)
+
+    @abstractmethod
+    def initial(self, n: int) -> Config: ...
+
+    @abstractmethod
+    def terminal(self, c: Config) -> bool: ...
+
+    @abstractmethod
+    def legal(self, c: Config) -> list[bool]:
+        """One flag per action; at least one is true in every non-terminal configuration."""
+
+    @abstractmethod
+    def apply(self, c: Config, a: int) -> None:
+        """Apply action ``a`` in place (``c.copy()`` first to branch)."""
+
+    @abstractmethod
+    def features(self, c: Config) -> list[int]:
+        """Word index (0 = root) at every feature position, NONE where the position is empty."""
+
+    @abstractmethod
+    def state_key(self, c: Config) -> Hashable:
+        """Everything that decides the transitions and arcs still possible from ``c``."""
+
+    def arc_of(self, c: Config, a: int) -> tuple[int, int] | None:
+        """The arc (head, dependent) that action ``a`` adds in ``c``, if any."""
+        return None
+
+    def describe(self) -> str:
+        return f"{self.name}(root={self.root}, modifiers={self.modifiers})"
+
+
+class Oracle(ABC):
+    """Says which transitions are correct.
+
+    ``complete`` oracles (dynamic ones) are defined in every configuration, so training may
+    follow the model's own mistakes (exploration); the others are only defined on configurations
+    from which the gold tree is still reachable.
+    """
+
+    name: ClassVar[str]
+    complete: ClassVar[bool] = False
+
+    def __init__(self, system: TransitionSystem):
+        self.system = system
+
+    def prepare(self, heads: Sequence[int]) -> Gold | None:
+        """Per-sentence precomputation; None if this oracle cannot train on the tree."""
+        return Gold(heads)
+
+    @abstractmethod
+    def correct(self, c: Config, gold: Gold) -> list[bool]:
+        """One flag per action: the transitions this oracle accepts in ``c``."""
+
+    def stats(self, c: Config, a: int) -> dict[str, int]:
+        """Counters worth logging for the action taken (e.g. swaps, switches)."""
+        return {}
+
+
+class StaticOracle(Oracle):
+    """A deterministic oracle: one correct transition per configuration."""
+
+    @abstractmethod
+    def next(self, c: Config, gold: Gold) -> int: ...
+
+    def correct(self, c: Config, gold: Gold) -> list[bool]:
+        flags = [False] * len(self.system.actions)
+        flags[self.next(c, gold)] = True
+        return flags
+
+    def sequence(self, gold: Gold) -> list[int]:
+        """The whole transition sequence the oracle produces for the gold tree."""
+        c = self.system.initial(gold.n)
+        seq = []
+        while not self.system.terminal(c):
+            a = self.next(c, gold)
+            if not self.system.legal(c)[a]:
+                raise RuntimeError(f"{self.name} oracle chose illegal {self.system.actions[a]} in {c}")
+            self.system.apply(c, a)
+            seq.append(a)
+        return seq
+
+
+class CostOracle(Oracle):
+    """A dynamic oracle given by transition costs; correct = legal with minimal cost."""
+
+    complete = True
+
+    @abstractmethod
+    def costs(self, c: Config, gold: Gold) -> list[int | None]:
+        """Cost of every action (None for illegal ones)."""
+
+    def correct(self, c: Config, gold: Gold) -> list[bool]:
+        costs = self.costs(c, gold)
+        best = min(x for x in costs if x is not None)
+        return [x is not None and x == best for x in costs]
