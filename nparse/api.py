@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import io
+from dataclasses import replace
 from pathlib import Path
 from typing import Iterable, Sequence
 
@@ -95,15 +97,11 @@ class Parser:
         else:
             items = list(source)
             if items and not isinstance(items[0], Sentence):
-                import io
-
                 sentences = read_text(io.StringIO("\n".join(" ".join(tokens) for tokens in items)))
             else:
                 sentences = items  # type: ignore[assignment]
         results = self.parse_sentences(sentences)
-        for sent, (heads, labels) in zip(sentences, results):
-            sent.heads, sent.deprels = heads, labels
-        return sentences
+        return [replace(s, heads=h, deprels=d) for s, (h, d) in zip(sentences, results)]
 
     @staticmethod
     def write(sentences: Sequence[Sentence], target) -> None:

@@ -9,7 +9,6 @@ input is reported with the file and line it was found on.
 from __future__ import annotations
 
 import io
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Iterable, Iterator
@@ -243,13 +242,6 @@ def write_conllu(
     ds = list(deprels) if deprels is not None else [None] * len(sentences)
     for sent, h, d in zip(sentences, hs, ds, strict=True):
         target.write(format_sentence(sent, h, d))
-
-
-def open_output(path: str | None) -> IO[str]:
-    """A text stream for ``path``, or stdout when ``path`` is None or '-'."""
-    if path in (None, "-"):
-        return sys.stdout
-    return open(path, "w", encoding="utf-8")
 
 
 __all__ = [

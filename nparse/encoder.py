@@ -76,12 +76,14 @@ class Encoder(nn.Module):
         lstm_dim: int = 125,
         lstm_layers: int = 2,
         lstm_dropout: float = 0.0,
+        dropout: float = 0.0,
         word_dropout: float = 0.25,
         pretrained: torch.Tensor | None = None,
     ):
         super().__init__()
         self.vocabs = vocabs
         self.word_dropout = word_dropout
+        self.dropout = nn.Dropout(dropout)
         if pretrained is not None:
             word_dim = pretrained.shape[1]
         self.words = nn.Embedding(len(vocabs.words), word_dim, padding_idx=0)
@@ -137,11 +139,11 @@ class Encoder(nn.Module):
             parts.append(self.xpos(batch.xpos))
         if self.chars is not None:
             parts.append(self._char_vectors(batch, words.device))
-        x = torch.cat(parts, dim=-1)
+        x = self.dropout(torch.cat(parts, dim=-1))
         packed = pack_padded_sequence(x, batch.lengths, batch_first=True, enforce_sorted=False)
         out, _ = self.lstm(packed)
         out, _ = pad_packed_sequence(out, batch_first=True, total_length=batch.width)
-        return out
+        return self.dropout(out)
 
 
 def extend_with_pretrained(vocabs: Vocabs, path: str, limit: int) -> torch.Tensor:

@@ -18,7 +18,7 @@ from .systems import Oracle, TransitionSystem
 # Keys of the ``model`` config group that shape the network (the rest are read elsewhere).
 ENCODER_KEYS = (
     "word_dim", "upos_dim", "xpos_dim", "char_dim", "char_hidden",
-    "lstm_dim", "lstm_layers", "lstm_dropout", "word_dropout",
+    "lstm_dim", "lstm_layers", "lstm_dropout", "dropout", "word_dropout",
 )  # fmt: skip
 
 
@@ -61,14 +61,15 @@ class ParserModel(nn.Module):
         """Heads and labels of every sentence (index 0 is the root)."""
         vectors, table, configs, offsets = self._start(batch)
         decode(self.system, self.scorer, table, configs, offsets)
-        arcs = [(off + c.heads[d], off + d) for c, off in zip(configs, offsets) for d in range(1, c.n + 1)]
+        trees = [self.system.output(c) for c in configs]
+        arcs = [(off + h[d], off + d) for h, off in zip(trees, offsets) for d in range(1, len(h))]
         best = self._label_scores(vectors, arcs).argmax(1).tolist()
         names = self.vocabs.labels.itos
         out, k = [], 0
-        for c in configs:
-            labels = ["_"] + [names[x] for x in best[k : k + c.n]]
-            k += c.n
-            out.append((list(c.heads), labels))
+        for heads in trees:
+            n = len(heads) - 1
+            out.append((heads, ["_"] + [names[x] for x in best[k : k + n]]))
+            k += n
         return out
 
     def train_step(

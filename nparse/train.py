@@ -22,7 +22,7 @@ from tqdm import tqdm
 
 from . import checkpoint
 from .api import model_from_state, pick_device
-from .conllu_io import Sentence, read_conllu, tree_problem, write_conllu
+from .conllu_io import Sentence, iter_conllu, read_conllu, tree_problem, write_conllu
 from .data import Example, Vocabs, bucket_batches, collate, encode
 from .encoder import extend_with_pretrained
 from .evaluate import Scores, score
@@ -46,16 +46,16 @@ class Data:
 def load_data(cfg: DictConfig) -> Data:
     """Read train/dev/test; training sentences that are not single-rooted trees are skipped."""
     train_path = resolve_path(cfg.data.train, "data.train")
+    limit = int(cfg.data.get("max_train_sentences") or 0)
     train, skipped = [], []
-    for sent in read_conllu(train_path):
+    for sent in iter_conllu(train_path):
         problem = tree_problem(sent.heads)
         if problem:
             skipped.append((sent.name, f"not a single-rooted tree: {problem}"))
         else:
             train.append(sent)
-    limit = cfg.data.get("max_train_sentences")
-    if limit:
-        train = train[: int(limit)]
+            if len(train) == limit:
+                break
     dev = read_conllu(resolve_path(cfg.data.dev, "data.dev")) if cfg.data.get("dev") else []
     test = read_conllu(resolve_path(cfg.data.test, "data.test")) if cfg.data.get("test") else []
     return Data(train, dev, test, skipped)
@@ -105,7 +105,10 @@ class Trainer:
             self._resume(resolve_path(resume, "trainer.resume"))
         else:
             self._build()
+        start = time.perf_counter()
         self.train_examples = prepare_examples(self.data.train, self.vocabs, self.oracle, self.data.skipped)
+        self.prepare_seconds = time.perf_counter() - start
+        log.info("oracle data for %d sentences prepared in %.1f s", len(self.data.train), self.prepare_seconds)
         self._report_skipped()
         self.optimizer = torch.optim.Adam(self.model.parameters(), lr=tc.lr, betas=tuple(tc.betas))
         if resume:
@@ -140,8 +143,11 @@ class Trainer:
         self.history = state["history"]
         self.step = state["step"]
         self.resume_state = state
-        # Carry on in the directory of the checkpoint so curves and checkpoints stay together.
+        # Carry on in the directory of the checkpoint so curves, logs and checkpoints stay together.
         self.run_dir = path.parent
+        handler = logging.FileHandler(self.run_dir / "train.log", encoding="utf-8")
+        handler.setFormatter(logging.Formatter("[%(asctime)s][%(name)s][%(levelname)s] - %(message)s"))
+        logging.getLogger().addHandler(handler)
         log.info("resuming %s after epoch %d", path, self.epoch)
 
     def _report_skipped(self) -> None:
@@ -181,7 +187,7 @@ class Trainer:
         self.model.train()
         batches = bucket_batches(self.train_examples, tc.batch_size, self.rng)
         explore_p = self.explore_p(epoch)
-        totals = {"loss": 0.0, "sents": 0, "tokens": 0, "transitions": 0, "errors": 0, "explored": 0}
+        totals = {"loss": 0.0, "sents": 0, "tokens": 0, "transitions": 0, "errors": 0, "explored": 0, "oracle": 0.0}
         actions: dict[str, int] = {}
         start = time.perf_counter()
         bar = tqdm(batches, desc=f"epoch {epoch}", unit="batch", disable=None, leave=False)
@@ -201,6 +207,7 @@ class Trainer:
             for key, inc in (
                 ("loss", value), ("sents", len(batch_examples)), ("tokens", tokens),
                 ("transitions", n_steps), ("errors", steps.errors), ("explored", steps.explored),
+                ("oracle", steps.oracle_seconds),
             ):  # fmt: skip
                 totals[key] += inc
             for name, count in steps.actions.items():
@@ -209,13 +216,10 @@ class Trainer:
             window["tokens"] += tokens
             window["sents"] += len(batch_examples)
             if self.step % tc.log_every == 0:
-                elapsed = time.perf_counter() - window["t"]
-                self.writer.add_scalar("train/loss_per_token", window["loss"] / window["tokens"], self.step)
-                self.writer.add_scalar("speed/train_sentences_per_s", window["sents"] / elapsed, self.step)
-                self.writer.add_scalar("speed/train_tokens_per_s", window["tokens"] / elapsed, self.step)
-                self.writer.add_scalar("train/lr", self.optimizer.param_groups[0]["lr"], self.step)
-                bar.set_postfix(loss=f"{window['loss'] / window['tokens']:.3f}", sent_s=f"{window['sents'] / elapsed:.0f}")
+                self._log_window(window, bar)
                 window = {"loss": 0.0, "tokens": 0, "sents": 0, "t": time.perf_counter()}
+        if window["tokens"]:
+            self._log_window(window, bar)
         bar.close()
         seconds = time.perf_counter() - start
         sents = max(totals["sents"], 1)
@@ -228,10 +232,22 @@ class Trainer:
             "error_rate": totals["errors"] / max(totals["transitions"], 1),
             "exploration_rate": totals["explored"] / max(totals["transitions"], 1),
             "explore_p": explore_p,
+            "oracle_seconds": totals["oracle"],
+            "oracle_share": totals["oracle"] / seconds,
         }
         for name, count in sorted(actions.items()):
             stats[f"{name}_per_sentence"] = count / sents
         return stats
+
+    def _log_window(self, window: dict, bar) -> None:
+        """TensorBoard points for the batches since the last point."""
+        elapsed = max(time.perf_counter() - window["t"], 1e-9)
+        loss = window["loss"] / window["tokens"]
+        self.writer.add_scalar("train/loss_per_token", loss, self.step)
+        self.writer.add_scalar("speed/train_sentences_per_s", window["sents"] / elapsed, self.step)
+        self.writer.add_scalar("speed/train_tokens_per_s", window["tokens"] / elapsed, self.step)
+        self.writer.add_scalar("train/lr", self.optimizer.param_groups[0]["lr"], self.step)
+        bar.set_postfix(loss=f"{loss:.3f}", sent_s=f"{window['sents'] / elapsed:.0f}")
 
     def evaluate(self, sents: list[Sentence], out_path: Path | None) -> Scores:
         from .api import Parser
@@ -263,7 +279,16 @@ class Trainer:
 
     def write_metrics(self, extra: dict | None = None) -> dict:
         best = max(self.history, key=lambda h: h.get("dev_las", -1.0)) if self.history else None
-        metrics = {"exp": self.cfg.exp_name, "epochs": self.history, "best": best, **(extra or {})}
+        metrics = {
+            "exp": self.cfg.exp_name,
+            "treebank": self.cfg.data.get("name", "?"),
+            "system": self.system.describe(),
+            "oracle": self.oracle.name,
+            "prepare_seconds": self.prepare_seconds,
+            "epochs": self.history,
+            "best": best,
+            **(extra or {}),
+        }
         (self.run_dir / "metrics.json").write_text(json.dumps(metrics, indent=2) + "\n")
         return metrics
 
@@ -280,7 +305,7 @@ class Trainer:
                 record.update({f"dev_{k}": v for k, v in dev.as_dict().items() if k != "words_nopunct"})
                 self.writer.add_scalar("dev/uas", dev.uas, epoch)
                 self.writer.add_scalar("dev/las", dev.las, epoch)
-            for key in ("transitions_per_sentence", "exploration_rate", "error_rate", "explore_p"):
+            for key in ("transitions_per_sentence", "exploration_rate", "error_rate", "explore_p", "oracle_share"):
                 self.writer.add_scalar(f"train/{key}", stats[key], epoch)
             for key, value in stats.items():
                 if key.endswith("_per_sentence") and key != "transitions_per_sentence":

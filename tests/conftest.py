@@ -1,0 +1,48 @@
+"""Shared fixtures: treebank locations and one small trained model reused by several tests."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from nparse.paths import PROJECT_ROOT
+
+BUNDLED = PROJECT_ROOT / "data" / "ud" / "en_ewt"
+SHARED = PROJECT_ROOT.parent / "shared" / "data" / "ud"
+EWT_DEV = BUNDLED / "en_ewt-ud-dev.conllu"
+
+
+def treebank_files(split: str | None = None) -> list[Path]:
+    """Every CoNLL-U file of the bundled and shared treebanks (optionally one split)."""
+    files = sorted(BUNDLED.glob("*.conllu"))
+    if SHARED.is_dir():
+        files += sorted(p for p in SHARED.glob("*/*.conllu") if p.parent.name != "en_ewt")
+    if split:
+        files = [f for f in files if f.name.endswith(f"-{split}.conllu")]
+    return files
+
+
+def run_train(run_dir: Path, *overrides: str, timeout: int = 600) -> dict:
+    """Run ``python -m nparse.train`` into ``run_dir`` and return its metrics.json."""
+    cmd = [sys.executable, "-m", "nparse.train", f"hydra.run.dir={run_dir}", *overrides]
+    proc = subprocess.run(cmd, cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=timeout)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return json.loads((run_dir / "metrics.json").read_text())
+
+
+@pytest.fixture(scope="session")
+def tiny_run(tmp_path_factory) -> Path:
+    """A 2-epoch arc-hybrid run on 200 EWT sentences (dev: the full EWT dev set)."""
+    run_dir = tmp_path_factory.mktemp("tiny_run")
+    run_train(
+        run_dir,
+        "+exp=archybrid_dynamic",
+        "data.max_train_sentences=200",
+        "trainer.epochs=2",
+        "data.test=null",
+    )
+    return run_dir

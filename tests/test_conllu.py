@@ -1,0 +1,137 @@
+"""CoNLL-U input and output: lossless round trips and errors that name file and line."""
+
+from __future__ import annotations
+
+import io
+import random
+
+import pytest
+
+from nparse.conllu_io import CoNLLUError, format_sentence, read_conllu, read_text, tree_problem
+from nparse.train import load_data
+
+from .conftest import treebank_files
+
+
+@pytest.mark.parametrize("path", treebank_files(), ids=lambda p: p.name)
+def test_round_trip_changes_only_head_and_deprel(path):
+    text = path.read_text(encoding="utf-8")
+    sentences = read_conllu(path)
+    rng = random.Random(0)
+    out = []
+    for s in sentences:
+        heads = [-1] + [rng.randrange(0, len(s) + 1) for _ in range(len(s))]
+        labels = ["_"] + [rng.choice(["nsubj", "obj", "x:y"]) for _ in range(len(s))]
+        out.append(format_sentence(s, heads, labels))
+        s.new = (heads, labels)
+    written = "".join(out).splitlines()
+    original = text.splitlines()
+    # The file ends with one empty line after the last sentence, as written.
+    assert len(written) == len(original)
+    changed = 0
+    for old, new in zip(original, written):
+        if old == new:
+            continue
+        a, b = old.split("\t"), new.split("\t")
+        assert len(a) == len(b) == 10 and a[0].isdigit(), (old, new)
+        assert a[:6] == b[:6] and a[8:] == b[8:], (old, new)
+        changed += 1
+    assert changed > 0
+    # Unchanged annotation writes back byte for byte.
+    assert "".join(format_sentence(s) for s in sentences) == text
+    # And the new values are read back.
+    again = read_conllu(io.StringIO("".join(out)))
+    assert [s.heads for s in again] == [s.new[0] for s in sentences]
+
+
+SENT = """# sent_id = s1
+# text = a b
+1-2\tab\t_\t_\t_\t_\t_\t_\t_\t_
+1\ta\ta\tDET\t_\t_\t2\tdet\t_\t_
+2\tb\tb\tNOUN\t_\t_\t0\troot\t_\t_
+2.1\tc\t_\t_\t_\t_\t_\t_\t2:x\t_
+
+"""
+
+
+def test_multiword_tokens_and_empty_nodes_are_kept():
+    (s,) = read_conllu(io.StringIO(SENT))
+    assert s.forms == ["<root>", "a", "b"] and s.heads == [-1, 2, 0] and s.sent_id == "s1"
+    out = format_sentence(s, [-1, 0, 1], ["_", "root", "obj"])
+    lines = out.splitlines()
+    assert lines[2] == "1-2\tab\t_\t_\t_\t_\t_\t_\t_\t_"
+    assert lines[3].split("\t")[6:8] == ["0", "root"]
+    assert lines[4].split("\t")[6:8] == ["1", "obj"]
+    assert lines[5] == "2.1\tc\t_\t_\t_\t_\t_\t_\t2:x\t_"
+
+
+def bad(text: str, tmp_path):
+    path = tmp_path / "bad.conllu"
+    path.write_text(text)
+    with pytest.raises(CoNLLUError) as err:
+        read_conllu(path)
+    return str(err.value), path
+
+
+@pytest.mark.parametrize(
+    "line, lineno, message",
+    [
+        ("2\tb\tb\tNOUN\t_\t_\t0\troot\t_", 4, "expected 10 tab-separated columns, found 9"),
+        ("2\tb\tb\tNOUN\t_\t_\tx\troot\t_\t_", 4, "head"),
+        ("2\tb\tb\tNOUN\t_\t_\t7\troot\t_\t_", 4, "HEAD 7 out of range"),
+        ("1\tb\tb\tNOUN\t_\t_\t0\troot\t_\t_", 4, "duplicate word ID 1"),
+        ("3\tb\tb\tNOUN\t_\t_\t0\troot\t_\t_", 4, "non-consecutive word ID 3"),
+        ("x\tb\tb\tNOUN\t_\t_\t0\troot\t_\t_", 4, "id"),
+        ("2\tb\tb\tNOUN\t_\t_\t-1\troot\t_\t_", 4, "negative"),
+        ("2\tb\tb\tNOUN\t_\t_\t_\troot\t_\t_", 4, "HEAD is '_'"),
+    ],
+)
+def test_malformed_input_names_file_and_line(tmp_path, line, lineno, message):
+    text = f"# sent_id = a\n# text = a b\n1\ta\ta\tDET\t_\t_\t2\tdet\t_\t_\n{line}\n\n"
+    msg, path = bad(text, tmp_path)
+    assert msg.startswith(f"{path}:{lineno}:"), msg
+    assert message.lower() in msg.lower(), msg
+
+
+def test_error_line_numbers_count_earlier_sentences(tmp_path):
+    good = "1\ta\ta\tX\t_\t_\t0\troot\t_\t_\n\n"
+    msg, path = bad(good * 3 + "1\ta\ta\tX\t_\t_\t0\troot\t_\n\n", tmp_path)
+    assert msg.startswith(f"{path}:7:"), msg
+
+
+def test_missing_heads_are_allowed_for_parsing_only():
+    text = "1\ta\t_\t_\t_\t_\t_\t_\t_\t_\n\n"
+    (s,) = read_conllu(io.StringIO(text), allow_missing_heads=True)
+    assert s.heads == [-1, -1]
+    with pytest.raises(CoNLLUError):
+        read_conllu(io.StringIO(text))
+
+
+def test_plain_text_reader():
+    sents = read_text(io.StringIO("The cat sat .\n\n  Dogs   bark\n"))
+    assert [s.forms[1:] for s in sents] == [["The", "cat", "sat", "."], ["Dogs", "bark"]]
+    assert sents[1].word_line(1) == 3
+
+
+@pytest.mark.parametrize(
+    "heads, problem",
+    [([-1, 0, 1, 2], None), ([-1, 0, 0], "2 words attached"), ([-1, 2, 1, 0], "cycle"), ([-1, 2, 3, 1], "0 words")],
+)
+def test_tree_problem(heads, problem):
+    found = tree_problem(heads)
+    assert (found is None) if problem is None else (problem in found)
+
+
+def test_training_data_reports_and_skips_non_trees(tmp_path):
+    good = "# sent_id = ok\n1\ta\ta\tX\t_\t_\t0\troot\t_\t_\n\n"
+    two_roots = "# sent_id = tworoots\n1\ta\ta\tX\t_\t_\t0\troot\t_\t_\n2\tb\tb\tX\t_\t_\t0\troot\t_\t_\n\n"
+    cycle = "# sent_id = cyc\n1\ta\ta\tX\t_\t_\t2\tdep\t_\t_\n2\tb\tb\tX\t_\t_\t1\tdep\t_\t_\n3\tc\tc\tX\t_\t_\t0\troot\t_\t_\n\n"
+    path = tmp_path / "train.conllu"
+    path.write_text(good + two_roots + cycle + good)
+    from omegaconf import OmegaConf
+
+    cfg = OmegaConf.create({"data": {"train": str(path), "dev": None, "test": None, "max_train_sentences": None}})
+    data = load_data(cfg)
+    assert len(data.train) == 2
+    assert [name for name, _ in data.skipped] == ["tworoots", "cyc"]
+    assert "cycle" in data.skipped[1][1]

@@ -1,0 +1,75 @@
+"""Our UAS/LAS against the official CoNLL 2018 scorer (udtools, GPL: used in tests only)."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from nparse.conllu_io import read_conllu, write_conllu
+from nparse.evaluate import main, score_files
+
+from .conftest import treebank_files
+
+udeval = pytest.importorskip("udtools.udeval")
+
+
+def non_descendants(heads: list[int], word: int) -> list[int]:
+    """Words that can become the head of ``word`` with the result still a single-rooted tree."""
+    out = []
+    for cand in range(1, len(heads)):
+        k = cand
+        while k not in (0, word):
+            k = heads[k]
+        if k == 0:
+            out.append(cand)
+    return out
+
+
+def noisy_copy(gold_path, out_path, seed: int) -> None:
+    """Gold file with a third of heads and labels changed, still valid trees (as the scorer requires)."""
+    rng = random.Random(seed)
+    sents = read_conllu(gold_path)
+    heads, labels = [], []
+    for s in sents:
+        h, d = list(s.heads), list(s.deprels)
+        for i in range(1, len(s) + 1):
+            r = rng.random()
+            if r < 0.15 and h[i] != 0:
+                h[i] = rng.choice(non_descendants(h, i))
+            elif r < 0.25:
+                d[i] = rng.choice(["nsubj", "obj", "punct", "nmod"])
+            elif r < 0.35 and ":" not in d[i]:
+                d[i] = d[i] + ":sub"  # same universal relation: still correct for LAS
+        heads.append(h)
+        labels.append(d)
+    write_conllu(sents, out_path, heads, labels)
+
+
+@pytest.mark.parametrize("path", treebank_files("dev"), ids=lambda p: p.parent.name)
+def test_scores_match_official_scorer(path, tmp_path):
+    pred = tmp_path / "pred.conllu"
+    noisy_copy(path, pred, seed=3)
+    ours = score_files(str(path), str(pred))
+    official = udeval.evaluate(udeval.load_conllu_file(str(path)), udeval.load_conllu_file(str(pred)))
+    assert ours.uas == pytest.approx(100 * official["UAS"].f1, abs=1e-9)
+    assert ours.las == pytest.approx(100 * official["LAS"].f1, abs=1e-9)
+    assert ours.words == official["Words"].gold_total
+    assert 0 < ours.las < ours.uas < 100
+    assert ours.words_nopunct < ours.words
+
+
+def test_cli_prints_both_variants(tmp_path, capsys):
+    path = treebank_files("dev")[0]
+    assert main([f"gold={path}", f"pred={path}"]) == 0
+    out = capsys.readouterr().out
+    assert "UAS 100.00  LAS 100.00" in out and "without punctuation: UAS 100.00" in out
+
+
+def test_cli_reports_mismatched_words(tmp_path, capsys):
+    gold = tmp_path / "g.conllu"
+    pred = tmp_path / "p.conllu"
+    gold.write_text("1\ta\ta\tX\t_\t_\t0\troot\t_\t_\n\n")
+    pred.write_text("1\tb\tb\tX\t_\t_\t0\troot\t_\t_\n\n")
+    assert main([f"gold={gold}", f"pred={pred}"]) == 1
+    assert f"{pred}:1:" in capsys.readouterr().err

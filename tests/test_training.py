@@ -1,0 +1,185 @@
+"""End-to-end training: learning, run folder layout, resume, checkpoints, multirun."""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import torch
+
+from nparse import checkpoint
+from nparse.conllu_io import read_conllu, tree_problem
+from nparse.evaluate import score
+from nparse.paths import PROJECT_ROOT
+from nparse.trees import previous_word_baseline
+
+from .conftest import EWT_DEV, run_train
+
+udeval = pytest.importorskip("udtools.udeval")
+
+
+def small_dev(tmp_path: Path, n: int = 150) -> Path:
+    """The first n sentences of EWT dev, as a file."""
+    text = EWT_DEV.read_text(encoding="utf-8")
+    path = tmp_path / "dev.conllu"
+    path.write_text("\n\n".join(text.split("\n\n")[:n]) + "\n\n", encoding="utf-8")
+    return path
+
+
+def test_two_epochs_on_200_sentences_beat_previous_word_baseline(tiny_run):
+    metrics = json.loads((tiny_run / "metrics.json").read_text())
+    gold = read_conllu(EWT_DEV)
+    baseline = score(gold, [previous_word_baseline(len(s)) for s in gold], [s.deprels for s in gold])
+    assert len(metrics["epochs"]) == 2
+    assert metrics["best"]["dev_uas"] > baseline.uas + 10, (metrics["best"]["dev_uas"], baseline.uas)
+
+
+def test_run_folder_holds_everything(tiny_run):
+    for name in ("config.yaml", "last.pt", "best.pt", "dev.pred.conllu", "metrics.json", "skipped.tsv", "train.log"):
+        assert (tiny_run / name).is_file(), name
+    assert (tiny_run / ".hydra" / "config.yaml").is_file()
+    assert list(tiny_run.glob("events.out.tfevents.*"))
+    epoch = json.loads((tiny_run / "metrics.json").read_text())["epochs"][-1]
+    for key in (
+        "loss_per_token",
+        "dev_uas",
+        "dev_las",
+        "exploration_rate",
+        "transitions_per_sentence",
+        "sentences_per_s",
+        "SHIFT_per_sentence",
+    ):
+        assert key in epoch, key
+    # Every predicted sentence is a single-rooted tree the official scorer accepts.
+    pred = read_conllu(tiny_run / "dev.pred.conllu")
+    assert all(tree_problem(s.heads) is None for s in pred)
+    official = udeval.evaluate(
+        udeval.load_conllu_file(str(EWT_DEV)), udeval.load_conllu_file(str(tiny_run / "dev.pred.conllu"))
+    )
+    assert official["UAS"].f1 * 100 == pytest.approx(epoch["dev_uas"], abs=0.5)
+
+
+def test_tensorboard_has_the_promised_curves(tiny_run):
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    acc = EventAccumulator(str(tiny_run))
+    acc.Reload()
+    tags = set(acc.Tags()["scalars"])
+    for tag in (
+        "train/loss_per_token",
+        "dev/uas",
+        "dev/las",
+        "train/exploration_rate",
+        "train/explore_p",
+        "train/transitions_per_sentence",
+        "speed/train_sentences_per_s",
+        "train/lr",
+    ):
+        assert tag in tags, tag
+
+
+def test_checkpoint_is_enough_to_parse(tiny_run):
+    import nparse
+
+    parser = nparse.load(tiny_run / "best.pt", device="cpu")
+    sents = read_conllu(EWT_DEV)[:50]
+    parsed = parser.parse(sents)
+    assert all(tree_problem(s.heads) is None for s in parsed)
+    assert all(lab != "_" for s in parsed for lab in s.deprels[1:])
+
+
+def test_killed_run_resumes_to_the_same_metrics(tmp_path):
+    dev = small_dev(tmp_path)
+    common = [
+        "+exp=archybrid_dynamic",
+        "data.max_train_sentences=120",
+        f"data.dev={dev}",
+        "data.test=null",
+        "trainer.epochs=3",
+        "trainer.batch_size=8",
+        "oracle.explore_from_epoch=1",
+        "trainer.threads=1",
+    ]
+    full = run_train(tmp_path / "full", *common)
+
+    killed = tmp_path / "killed"
+    cmd = [sys.executable, "-m", "nparse.train", f"hydra.run.dir={killed}", *common]
+    proc = subprocess.Popen(cmd, cwd=PROJECT_ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.time() + 300
+    while not (killed / "last.pt").exists():
+        assert proc.poll() is None, "training ended before it could be killed"
+        assert time.time() < deadline
+        time.sleep(0.02)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    done = checkpoint.load(killed / "last.pt")["epoch"]
+    assert done < 3
+    cmd = [
+        sys.executable,
+        "-m",
+        "nparse.train",
+        f"hydra.run.dir={tmp_path / 'resume_cfg'}",
+        *common,
+        f"trainer.resume={killed / 'last.pt'}",
+    ]
+    proc = subprocess.run(cmd, cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    # The resumed run carries on in the killed run's folder.
+    resumed = json.loads((killed / "metrics.json").read_text())
+    assert "resuming" in (killed / "train.log").read_text()
+
+    def strip(epochs):
+        timing = ("seconds", "sentences_per_s", "tokens_per_s", "oracle_seconds", "oracle_share")
+        return [{k: v for k, v in e.items() if k not in timing} for e in epochs]
+
+    assert strip(resumed["epochs"]) == strip(full["epochs"])
+
+
+def test_interrupted_save_keeps_the_previous_checkpoint(tmp_path, monkeypatch):
+    path = tmp_path / "last.pt"
+    checkpoint.save_atomic({"epoch": 1}, path)
+
+    def broken_save(obj, handle):
+        handle.write(b"partial")
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(torch, "save", broken_save)
+    with pytest.raises(KeyboardInterrupt):
+        checkpoint.save_atomic({"epoch": 2}, path)
+    monkeypatch.undo()
+    assert checkpoint.load(path)["epoch"] == 1
+    assert [p.name for p in tmp_path.iterdir()] == ["last.pt"]
+
+
+def test_multirun_sweeps(tmp_path):
+    dev = small_dev(tmp_path, 30)
+    cmd = [
+        sys.executable,
+        "-m",
+        "nparse.train",
+        "-m",
+        "+exp=archybrid_static",
+        "trainer.seed=1,2",
+        "trainer.epochs=1",
+        "data.max_train_sentences=30",
+        f"data.dev={dev}",
+        "data.test=null",
+        f"hydra.sweep.dir={tmp_path / 'sweep'}",
+    ]
+    proc = subprocess.run(cmd, cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    for job in ("0", "1"):
+        assert (tmp_path / "sweep" / job / "metrics.json").is_file()
+        assert (tmp_path / "sweep" / job / "best.pt").is_file()
+
+
+def test_bad_data_path_names_the_key(tmp_path):
+    cmd = [sys.executable, "-m", "nparse.train", f"hydra.run.dir={tmp_path}", "data.train=nope.conllu"]
+    proc = subprocess.run(cmd, cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=300)
+    assert proc.returncode != 0
+    assert "data.train=nope.conllu: file not found" in proc.stderr

@@ -1,0 +1,108 @@
+"""Training and parsing speed on EWT with the current code.
+
+    python tools/bench.py [+exp=archybrid_dynamic] [key=value ...] [--train-sentences N] [--epoch E]
+
+Trains one epoch (exploration on, as in epoch E of a real run; default 2) on the training set,
+then parses dev + test with the resulting model, and prints sentences/s and tokens/s together
+with the machine it ran on. Overrides are Hydra overrides of the training config.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import random
+import sys
+import time
+from pathlib import Path
+
+import torch
+from hydra import compose, initialize_config_dir
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from nparse.api import Parser  # noqa: E402
+from nparse.paths import CONF_DIR  # noqa: E402
+from nparse.train import Trainer  # noqa: E402
+
+
+def machine() -> str:
+    cpu = platform.processor() or platform.machine()
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    gpu = f", GPU {torch.cuda.get_device_name()}" if torch.cuda.is_available() else ""
+    return (
+        f"{cpu}, {os.cpu_count()} cores, torch {torch.__version__} with {torch.get_num_threads()} threads"
+        f"{gpu}, Python {platform.python_version()}"
+    )
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("overrides", nargs="*", help="Hydra overrides (default: +exp=archybrid_dynamic)")
+    ap.add_argument("--train-sentences", type=int, default=0, help="train on the first N sentences only")
+    ap.add_argument("--epoch", type=int, default=2, help="epoch number to imitate (decides exploration)")
+    ap.add_argument("--json", action="store_true", help="print one JSON line instead of a table")
+    args = ap.parse_args()
+    overrides = args.overrides or ["+exp=archybrid_dynamic"]
+    if args.train_sentences:
+        overrides.append(f"data.max_train_sentences={args.train_sentences}")
+    with initialize_config_dir(config_dir=str(CONF_DIR), version_base="1.3"):
+        cfg = compose(config_name="config", overrides=overrides + ["trainer.log_every=1000000"])
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as tmp:
+        trainer = Trainer(cfg, Path(tmp))
+        train_tokens = sum(len(e) for e in trainer.train_examples)
+        stats = trainer.train_epoch(args.epoch)
+        trainer.writer.close()
+        parser = Parser(trainer.model)
+        sents = trainer.data.dev + trainer.data.test
+        tokens = sum(len(s) for s in sents)
+        parser.parse_sentences(sents[:100], cfg.decoder.batch_size)  # warm-up
+        start = time.perf_counter()
+        parser.parse_sentences(sents, cfg.decoder.batch_size)
+        parse_seconds = time.perf_counter() - start
+    result = {
+        "exp": cfg.exp_name,
+        "train_sentences": len(trainer.train_examples),
+        "train_tokens": train_tokens,
+        "train_seconds": round(stats["seconds"], 2),
+        "train_sentences_per_s": round(stats["sentences_per_s"], 1),
+        "train_tokens_per_s": round(stats["tokens_per_s"], 1),
+        "oracle_share": round(stats["oracle_share"], 3),
+        "parse_sentences": len(sents),
+        "parse_tokens": tokens,
+        "parse_seconds": round(parse_seconds, 2),
+        "parse_sentences_per_s": round(len(sents) / parse_seconds, 1),
+        "parse_tokens_per_s": round(tokens / parse_seconds, 1),
+        "machine": machine(),
+        "device": str(trainer.device),
+    }
+    if args.json:
+        print(json.dumps(result))
+        return
+    print(f"machine: {result['machine']} (device {result['device']})")
+    print(f"experiment: {result['exp']} (oracle: {100 * result['oracle_share']:.1f}% of the training epoch)")
+    print("| work | sentences | tokens | seconds | sentences/s | tokens/s |")
+    print("|---|---|---|---|---|---|")
+    print(
+        f"| training (1 epoch) | {result['train_sentences']} | {train_tokens} | {result['train_seconds']} "
+        f"| {result['train_sentences_per_s']:.0f} | {result['train_tokens_per_s']:.0f} |"
+    )
+    print(
+        f"| greedy parsing (dev+test) | {len(sents)} | {tokens} | {result['parse_seconds']} "
+        f"| {result['parse_sentences_per_s']:.0f} | {result['parse_tokens_per_s']:.0f} |"
+    )
+
+
+if __name__ == "__main__":
+    random.seed(0)
+    main()
