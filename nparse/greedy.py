@@ -8,6 +8,7 @@ transitions; the loss is then computed for all recorded steps in one call (see s
 from __future__ import annotations
 
 import random
+import time
 from collections import Counter
 from dataclasses import dataclass, field
 
@@ -63,6 +64,7 @@ class Steps:
     explored: int = 0  # steps where the parser followed its own wrong prediction
     errors: int = 0  # steps where the best-scoring legal transition was not correct
     actions: Counter = field(default_factory=Counter)  # action name -> times taken
+    oracle_seconds: float = 0.0  # time spent asking the oracle
 
 
 def train_loop(
@@ -91,16 +93,19 @@ def train_loop(
         rows, legal = _rows(system, configs, live, offsets, empty)
         with torch.no_grad():
             scores = scorer.scores(table, torch.tensor(rows, device=table.device)).tolist()
+        clock = time.perf_counter
         for i, row, ok, sc in zip(live, rows, legal, scores):
             c = configs[i]
+            start = clock()
             correct = oracle.correct(c, golds[i])
+            steps.oracle_seconds += clock() - start
             pred = max((a for a in range(len(ok)) if ok[a]), key=sc.__getitem__)
             if correct[pred]:
                 action = pred
             else:
                 steps.errors += 1
                 target = max((a for a in range(len(ok)) if correct[a] and ok[a]), key=sc.__getitem__)
-                if explore and rng.random() < explore_p:
+                if explore and rng.random() < explore_p and oracle.may_explore(c, golds[i], pred):
                     action = pred
                     steps.explored += 1
                 else:

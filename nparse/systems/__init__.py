@@ -4,15 +4,36 @@ from __future__ import annotations
 
 from typing import Any
 
+from .arceager import ArcEager, ArcEagerDynamic, ArcEagerStatic
 from .archybrid import ArcHybrid, ArcHybridDynamic, ArcHybridStatic
+from .archybrid_swap import ArcHybridSwap, ArcHybridSwapDynamic, ArcHybridSwapStatic
+from .arcstandard import ArcStandard, ArcStandardStatic
 from .base import NONE, Config, CostOracle, Gold, Oracle, StaticOracle, TransitionSystem
+from .swapstandard import SwapEager, SwapLazy, SwapMinimal, SwapNDAll, SwapNDSW, SwapStandard
+from .twoplanar import TwoPlanar, TwoPlanarDynamic, TwoPlanarStatic
 
 SYSTEMS: dict[str, type[TransitionSystem]] = {
     "archybrid": ArcHybrid,
+    "arceager": ArcEager,
+    "arcstandard": ArcStandard,
+    "swapstandard": SwapStandard,
+    "twoplanar": TwoPlanar,
+    "archybrid_swap": ArcHybridSwap,
 }
 
 ORACLES: dict[str, dict[str, type[Oracle]]] = {
     "archybrid": {"static": ArcHybridStatic, "dynamic": ArcHybridDynamic},
+    "arceager": {"static": ArcEagerStatic, "dynamic": ArcEagerDynamic},
+    "arcstandard": {"static": ArcStandardStatic},
+    "swapstandard": {
+        "eager": SwapEager,
+        "lazy": SwapLazy,
+        "minimal": SwapMinimal,
+        "ndsw": SwapNDSW,
+        "ndall": SwapNDAll,
+    },
+    "twoplanar": {"static": TwoPlanarStatic, "dynamic": TwoPlanarDynamic},
+    "archybrid_swap": {"static": ArcHybridSwapStatic, "static_dynamic": ArcHybridSwapDynamic},
 }
 
 

@@ -58,7 +58,7 @@ class ArcHybrid(TransitionSystem):
         nb = len(buffer)
         return [nb > 0, ns > 1 and nb > 0, ns > 2 or (ns == 2 and nb == 0)]
 
-    def apply(self, c: Config, a: int) -> None:
+    def _apply(self, c: Config, a: int) -> None:
         if a == SHIFT:
             c.stack.append(c.buffer.pop())
         elif a == LEFT:

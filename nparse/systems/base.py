@@ -23,12 +23,13 @@ NONE = -1  # "no word": empty feature position, missing head, missing modifier
 class Config:
     """Stack(s), buffer and partial tree. The buffer is stored reversed: ``buffer[-1]`` is b0."""
 
-    __slots__ = ("stack", "buffer", "heads", "lmod", "rmod", "n")
+    __slots__ = ("stack", "buffer", "heads", "lmod", "rmod", "n", "steps")
 
     def __init__(self, stack: list[int], buffer: list[int], n: int):
         self.stack = stack
         self.buffer = buffer
         self.n = n
+        self.steps = 0  # transitions applied so far
         self.heads = [NONE] * (n + 1)
         self.lmod = [NONE] * (n + 1)  # leftmost dependent attached so far
         self.rmod = [NONE] * (n + 1)  # rightmost dependent attached so far
@@ -82,8 +83,8 @@ class TransitionSystem(ABC):
     base_slots: ClassVar[tuple[str, ...]]  # names of the feature positions without modifiers
 
     def __init__(self, root: str = "end", modifiers: bool = False):
-        if root not in ("end", "start"):
-            raise ValueError(f"root must be 'end' or 'start', not {root!r}")
+        if root not in self.roots:
+            raise ValueError(f"{self.name}: root must be one of {self.roots}, not {root!r}")
         self.root = root
         self.modifiers = modifiers
 
@@ -112,9 +113,14 @@ class TransitionSystem(ABC):
     def legal(self, c: Config) -> list[bool]:
         """One flag per action; at least one is true in every non-terminal configuration."""
 
-    @abstractmethod
     def apply(self, c: Config, a: int) -> None:
         """Apply action ``a`` in place (``c.copy()`` first to branch)."""
+        self._apply(c, a)
+        c.steps += 1
+
+    @abstractmethod
+    def _apply(self, c: Config, a: int) -> None:
+        """The system's own effect of action ``a``."""
 
     @abstractmethod
     def features(self, c: Config) -> list[int]:
@@ -127,6 +133,26 @@ class TransitionSystem(ABC):
     def arc_of(self, c: Config, a: int) -> tuple[int, int] | None:
         """The arc (head, dependent) that action ``a`` adds in ``c``, if any."""
         return None
+
+    roots: ClassVar[tuple[str, ...]] = ("end", "start")  # root placements the system supports
+
+    def output(self, c: Config) -> list[int]:
+        """Heads of the finished parse as a single-rooted tree.
+
+        Systems that can stop with words still headless (arc-eager, 2-Planar) attach them here:
+        every leftover word goes to the root's dependent; if the root has none, the leftmost
+        leftover word becomes it. Systems that always build a full tree return their heads.
+        """
+        heads = list(c.heads)
+        left = [d for d in range(1, c.n + 1) if heads[d] == NONE]
+        if left:
+            top = next((d for d in range(1, c.n + 1) if heads[d] == 0), None)
+            if top is None:
+                top = left.pop(0)
+                heads[top] = 0
+            for d in left:
+                heads[d] = top
+        return heads
 
     def describe(self) -> str:
         return f"{self.name}(root={self.root}, modifiers={self.modifiers})"
@@ -154,9 +180,9 @@ class Oracle(ABC):
     def correct(self, c: Config, gold: Gold) -> list[bool]:
         """One flag per action: the transitions this oracle accepts in ``c``."""
 
-    def stats(self, c: Config, a: int) -> dict[str, int]:
-        """Counters worth logging for the action taken (e.g. swaps, switches)."""
-        return {}
+    def may_explore(self, c: Config, gold: Gold, action: int) -> bool:
+        """Whether training with exploration may follow a wrong ``action`` here."""
+        return True
 
 
 class StaticOracle(Oracle):

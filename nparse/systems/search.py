@@ -5,6 +5,8 @@ legal transition sequence (memoised on ``system.state_key``). The exact cost of 
 the loss after it minus the loss before it (Goldberg & Nivre 2013). Oracles that are correct only
 under a restriction are checked with the matching ``allowed`` filter (a function that says which
 legal transitions the search may take) or ``arc_loss`` (how much an added arc costs).
+``prune`` is a pure speed-up: it cuts moves inside the search that provably never lower the
+minimum (the first move of every cost query is still tried).
 """
 
 from __future__ import annotations
@@ -12,10 +14,10 @@ from __future__ import annotations
 import itertools
 import random
 import sys
-from typing import Callable, Hashable, Iterator
+from typing import Callable, Hashable, Iterable, Iterator
 
-from .base import NONE, Config, TransitionSystem
 from ..conllu_io import tree_problem
+from .base import NONE, Config, Oracle, TransitionSystem
 
 ArcLoss = Callable[[Config, int, int, int], int]  # (config before, action, head, dep) -> loss
 
@@ -29,12 +31,16 @@ class ExactLoss:
         gold_heads: list[int],
         arc_loss: ArcLoss | None = None,
         allowed: Callable[[Config, int], bool] | None = None,
+        prune: Callable[[Config, int], bool] | None = None,
+        built_loss: Callable[[Config], int] | None = None,
     ):
         self.system = system
         self.gold = gold_heads
         self.arc_loss = arc_loss or (lambda c, a, h, d: int(self.gold[d] != h))
         self.allowed = allowed
-        self.memo: dict[Hashable, float] = {}
+        self.prune = prune
+        self.built_loss = built_loss
+        self.memo: dict[Hashable, float] = {}  # state key -> gain
         sys.setrecursionlimit(max(10000, sys.getrecursionlimit()))
 
     def moves(self, c: Config) -> list[int]:
@@ -47,25 +53,34 @@ class ExactLoss:
         return 0 if arc is None else self.arc_loss(c, a, arc[0], arc[1])
 
     def future(self, c: Config) -> float:
-        """Minimum loss of the arcs still to be added (inf if no terminal is reachable)."""
+        """Minimum loss of what is still to come: words that stay headless count as wrong.
+
+        Split as (words headless now) + gain(state), where gain sums (arc loss - 1) over the
+        arcs still to be added, so that it depends on ``state_key`` alone.
+        """
+        return sum(1 for d in range(1, c.n + 1) if c.heads[d] == NONE) + self._gain(c)
+
+    def _gain(self, c: Config) -> float:
         key = self.system.state_key(c)
         value = self.memo.get(key)
         if value is None:
-            if self.system.terminal(c):
-                value = 0
-            else:
-                value = float("inf")
-                self.memo[key] = value  # guards against cycles in the transition graph
+            value = 0 if self.system.terminal(c) else float("inf")
+            if value:
                 for a in self.moves(c):
+                    if self.prune is not None and self.prune(c, a):
+                        continue
                     nxt = c.copy()
-                    step = self.step_loss(c, a)
+                    arc = self.system.arc_of(c, a)
+                    step = 0 if arc is None else self.arc_loss(c, a, arc[0], arc[1]) - 1
                     self.system.apply(nxt, a)
-                    value = min(value, step + self.future(nxt))
+                    value = min(value, step + self._gain(nxt))
             self.memo[key] = value
         return value
 
     def built(self, c: Config) -> int:
-        """Loss of the arcs already in ``c`` (plain Hamming unless a system-specific check applies)."""
+        """Loss of the arcs already in ``c`` (plain Hamming unless ``built_loss`` says otherwise)."""
+        if self.built_loss is not None:
+            return self.built_loss(c)
         return sum(1 for d in range(1, c.n + 1) if c.heads[d] != NONE and c.heads[d] != self.gold[d])
 
     def cost(self, c: Config, a: int) -> float:
@@ -119,3 +134,68 @@ def random_walk(
         steps += 1
         if steps > 10 * (n + 1) ** 2:
             raise RuntimeError(f"{system.describe()} does not terminate from {c}")
+
+
+def small_trees(max_all: int, max_random: int, per_size: int, rng: random.Random, keep=lambda h: True):
+    """Every tree up to ``max_all`` words, then ``per_size`` random ones per larger size."""
+    for n in range(1, max_all + 1):
+        yield from (h for h in all_trees(n) if keep(h))
+    for n in range(max_all + 1, max_random + 1):
+        found = 0
+        while found < per_size:
+            h = random_tree(n, rng)
+            if keep(h):
+                found += 1
+                yield h
+
+
+def check_oracle(
+    system: TransitionSystem,
+    oracle: Oracle,
+    trees: Iterable[list[int]],
+    rng: random.Random,
+    exact_for: Callable[[list[int], object], ExactLoss],
+    walks: int = 2,
+    along_correct: bool = False,
+    restrict_walk: Callable | None = None,
+) -> dict[str, int]:
+    """Compare the oracle's correct set with the zero-cost set of exhaustive search.
+
+    Configurations come from random walks: over all legal transitions (complete oracles) or over
+    the oracle's own correct ones (``along_correct``, for non-deterministic oracles, which are only
+    defined where the gold tree is reachable). ``restrict_walk`` narrows the walk's choices the
+    way the search is restricted. Returns counters; ``mismatches`` lists the first failures.
+    """
+    counts = {"trees": 0, "configurations": 0, "off_gold": 0}
+    mismatches: list = []
+    for heads in trees:
+        gold = oracle.prepare(heads)
+        if gold is None:
+            continue
+        counts["trees"] += 1
+        exact = exact_for(heads, gold)
+
+        def choose(c, options, gold=gold, exact=exact):
+            if restrict_walk is not None:
+                options = [a for a in options if restrict_walk(c, a, gold)]
+            if along_correct:
+                flags = oracle.correct(c, gold)
+                options = [a for a in options if flags[a]]
+            return options
+
+        for _ in range(walks):
+            for c in random_walk(system, gold.n, rng, choose):
+                moves = exact.moves(c)
+                if not moves:
+                    continue
+                costs = {a: exact.cost(c, a) for a in moves}
+                best = min(costs.values())
+                zero = sorted(a for a in moves if costs[a] == best)
+                flags = oracle.correct(c, gold)
+                mine = sorted(a for a in moves if flags[a])
+                counts["configurations"] += 1
+                counts["off_gold"] += exact.future(c) + exact.built(c) > exact.future(system.initial(gold.n))
+                if zero != mine and len(mismatches) < 5:
+                    mismatches.append((heads, repr(c), costs, flags))
+    counts["mismatches"] = mismatches  # type: ignore[assignment]
+    return counts

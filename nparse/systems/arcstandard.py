@@ -1,0 +1,106 @@
+"""Arc-standard (Nivre 2004) with its static oracle.
+
+The root is at the bottom of the stack. SHIFT pushes b0; LEFT adds s0 -> s1 and removes s1 (never
+the root); RIGHT adds s1 -> s0 and pops s0. Single root: RIGHT with the root as s1 is legal only
+once the buffer is empty, so the last remaining word is the root's only dependent. Terminal: empty
+buffer and only the root on the stack. Every output is a complete single-rooted tree.
+"""
+
+from __future__ import annotations
+
+from typing import Hashable
+
+from ..trees import is_projective
+from .base import NONE, Config, Gold, StaticOracle, TransitionSystem
+
+SHIFT, LEFT, RIGHT = 0, 1, 2
+
+
+class ArcStandard(TransitionSystem):
+    name = "arcstandard"
+    actions: tuple[str, ...] = ("SHIFT", "LEFT", "RIGHT")
+    base_slots = ("s0", "s1", "s2", "b0")
+    roots = ("start",)
+
+    def __init__(self, root: str = "start", modifiers: bool = False):
+        super().__init__(root, modifiers)
+
+    def modifier_slots(self) -> tuple[str, ...]:
+        return ("lmod(s0)", "rmod(s0)", "lmod(s1)", "rmod(s1)", "lmod(s2)", "rmod(s2)")
+
+    def initial(self, n: int) -> Config:
+        return Config([0], list(range(n, 0, -1)), n)
+
+    def terminal(self, c: Config) -> bool:
+        return not c.buffer and len(c.stack) == 1
+
+    def legal(self, c: Config) -> list[bool]:
+        stack = c.stack
+        pair = len(stack) > 1
+        s1_word = pair and stack[-2] != 0
+        return [bool(c.buffer), s1_word, pair and (s1_word or not c.buffer)]
+
+    def _apply(self, c: Config, a: int) -> None:
+        stack = c.stack
+        if a == SHIFT:
+            stack.append(c.buffer.pop())
+        elif a == LEFT:
+            d = stack.pop(-2)
+            c.attach(stack[-1], d)
+        elif a == RIGHT:
+            d = stack.pop()
+            c.attach(stack[-1], d)
+        else:
+            raise ValueError(f"{self.name}: unknown action {a}")
+
+    def arc_of(self, c: Config, a: int) -> tuple[int, int] | None:
+        if a == LEFT:
+            return c.stack[-1], c.stack[-2]
+        if a == RIGHT:
+            return c.stack[-2], c.stack[-1]
+        return None
+
+    def features(self, c: Config) -> list[int]:
+        stack = c.stack
+        ns = len(stack)
+        s0 = stack[-1]
+        s1 = stack[-2] if ns > 1 else NONE
+        s2 = stack[-3] if ns > 2 else NONE
+        b0 = c.buffer[-1] if c.buffer else NONE
+        if not self.modifiers:
+            return [s0, s1, s2, b0]
+        lm, rm = c.lmod, c.rmod
+        return [
+            s0, s1, s2, b0, lm[s0], rm[s0],
+            lm[s1] if s1 >= 0 else NONE, rm[s1] if s1 >= 0 else NONE,
+            lm[s2] if s2 >= 0 else NONE, rm[s2] if s2 >= 0 else NONE,
+        ]  # fmt: skip
+
+    def state_key(self, c: Config) -> Hashable:
+        # Attached words have left stack and buffer for good.
+        return tuple(c.stack), tuple(c.buffer)
+
+
+def complete(c: Config, gold: Gold, w: int) -> bool:
+    """Whether every gold dependent of w is already attached."""
+    heads = c.heads
+    return all(heads[k] != NONE for k in gold.children[w])
+
+
+class ArcStandardStatic(StaticOracle):
+    """LEFT if s1 is complete and s0 is its head, RIGHT if s0 is complete and s1 its head, else SHIFT."""
+
+    name = "static"
+
+    def prepare(self, heads):
+        return Gold(heads) if is_projective(list(heads)) else None
+
+    def next(self, c: Config, gold: Gold) -> int:
+        stack = c.stack
+        if len(stack) > 1:
+            s0, s1 = stack[-1], stack[-2]
+            if s1 != 0 and gold.heads[s1] == s0 and complete(c, gold, s1):
+                return LEFT
+            if gold.heads[s0] == s1 and complete(c, gold, s0):
+                return RIGHT
+        return SHIFT

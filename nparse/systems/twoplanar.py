@@ -1,0 +1,351 @@
+"""2-Planar (Gómez-Rodríguez & Nivre 2010) with its static oracle and the dynamic oracle of
+Fernández-González & Gómez-Rodríguez (2018).
+
+Configurations have an active and an inactive stack (both start as [root]), a buffer and arcs.
+SHIFT pushes b0 onto both stacks; REDUCE pops the active stack; LEFT adds b0 -> s0 and RIGHT adds
+s0 -> b0 (s0 = top of the active stack) without popping; SWITCH exchanges the stacks, never twice
+in a row. Arcs respect single head and acyclicity; the root takes one dependent only (single
+root). The parse ends when the buffer is empty; words still headless are attached by
+``TransitionSystem.output`` (to the root's dependent). The arcs built while a stack is active
+form one plane, so the output is 2-planar.
+
+Static oracle: the one of the 2010 paper as implemented by its author in MaltParser: build the
+arc between s0 and b0; switch if the inactive top has the arc; reduce if b0 has a pending arc
+deeper in the active stack (in the active plane); switch if it has one deeper in the inactive
+stack; else shift. An arc goes to the plane that is active when it is built unless a crossing
+arc already fixed its plane (crossing arcs get different planes). The plane of every gold arc
+in that run is the canonical plane assignment; arcs the run cannot build (trees that are not
+2-planar) are left out of the assignment.
+
+Dynamic oracle: loss(c) = |unreachable gold arcs of both planes| + cycles in A ∪ I (SPEC.md);
+an arc built on the other plane counts as unreachable, so the oracle is exact with respect to the
+canonical plane assignment (checked by exhaustive search), not plane-agnostically.
+cost(t) = loss(t(c)) - loss(c) except that SWITCH looks one step ahead (its cost is the best
+loss after the forced next transition) and so does the loss of a configuration entered by a
+SWITCH. Switch regularization (default on) makes SWITCH non-zero-cost when LEFT, RIGHT or
+REDUCE on the active plane is zero-cost.
+"""
+
+from __future__ import annotations
+
+from typing import Hashable, Sequence
+
+import numpy as np
+
+from ..trees import arcs_cross
+from . import twoplanar_kernels as kernels
+from .base import NONE, Config, CostOracle, Gold, StaticOracle, TransitionSystem
+from .search import ExactLoss
+
+SHIFT, LEFT, RIGHT, REDUCE, SWITCH = 0, 1, 2, 3, 4
+
+
+class TwoPlanarConfig(Config):
+    """``stack`` is the active stack, ``stack2`` the inactive one; ``active`` names the plane of
+    ``stack`` (0 or 1); ``plane[d]`` is the plane of the arc to d; ``switched`` says the last
+    transition was a SWITCH."""
+
+    __slots__ = ("stack2", "active", "plane", "switched")
+
+    def __init__(self, n: int):
+        super().__init__([0], list(range(n, 0, -1)), n)
+        self.stack2 = [0]
+        self.active = 0
+        self.plane = [NONE] * (n + 1)
+        self.switched = False
+
+    def __repr__(self) -> str:
+        return (
+            f"TwoPlanarConfig(active={self.active}, stack={self.stack}, stack2={self.stack2}, "
+            f"buffer={self.buffer[::-1]}, heads={self.heads}, plane={self.plane}, switched={self.switched})"
+        )
+
+
+def is_ancestor(heads: list[int], a: int, w: int) -> bool:
+    """Whether a is w or an ancestor of w in the partial tree ``heads``."""
+    while w != NONE:
+        if w == a:
+            return True
+        w = heads[w]
+    return False
+
+
+class TwoPlanar(TransitionSystem):
+    name = "twoplanar"
+    actions = ("SHIFT", "LEFT", "RIGHT", "REDUCE", "SWITCH")
+    base_slots = ("s0", "s1", "s2", "b0", "t0", "t1")  # t: the inactive stack
+    roots = ("start",)
+
+    def __init__(self, root: str = "start", modifiers: bool = False):
+        super().__init__(root, modifiers)
+
+    def modifier_slots(self) -> tuple[str, ...]:
+        return ("lmod(s0)", "rmod(s0)", "lmod(s1)", "rmod(s1)", "lmod(b0)")
+
+    def initial(self, n: int) -> Config:
+        return TwoPlanarConfig(n)
+
+    def terminal(self, c: Config) -> bool:
+        return not c.buffer
+
+    def legal(self, c: Config) -> list[bool]:
+        stack, heads = c.stack, c.heads
+        if not c.buffer:
+            return [False, False, False, False, False]
+        b0 = c.buffer[-1]
+        if stack:
+            s0 = stack[-1]
+            left = s0 != 0 and heads[s0] == NONE and not is_ancestor(heads, s0, b0)
+            right = heads[b0] == NONE and not is_ancestor(heads, b0, s0) and (s0 != 0 or c.lmod[0] == NONE)
+        else:
+            left = right = False
+        return [True, left, right, bool(stack), not c.switched]  # type: ignore[attr-defined]
+
+    def _apply(self, c: Config, a: int) -> None:
+        c.switched = False  # type: ignore[attr-defined]
+        if a == SHIFT:
+            b0 = c.buffer.pop()
+            c.stack.append(b0)
+            c.stack2.append(b0)  # type: ignore[attr-defined]
+        elif a == LEFT:
+            d = c.stack[-1]
+            c.attach(c.buffer[-1], d)
+            c.plane[d] = c.active  # type: ignore[attr-defined]
+        elif a == RIGHT:
+            d = c.buffer[-1]
+            c.attach(c.stack[-1], d)
+            c.plane[d] = c.active  # type: ignore[attr-defined]
+        elif a == REDUCE:
+            c.stack.pop()
+        else:
+            c.stack, c.stack2 = c.stack2, c.stack  # type: ignore[attr-defined]
+            c.active = 1 - c.active  # type: ignore[attr-defined]
+            c.switched = True  # type: ignore[attr-defined]
+
+    def arc_of(self, c: Config, a: int) -> tuple[int, int] | None:
+        if a == LEFT:
+            return c.buffer[-1], c.stack[-1]
+        if a == RIGHT:
+            return c.stack[-1], c.buffer[-1]
+        return None
+
+    def features(self, c: Config) -> list[int]:
+        stack, other = c.stack, c.stack2  # type: ignore[attr-defined]
+        ns, no = len(stack), len(other)
+        s0 = stack[-1] if ns > 0 else NONE
+        s1 = stack[-2] if ns > 1 else NONE
+        feats = [
+            s0, s1, stack[-3] if ns > 2 else NONE,
+            c.buffer[-1] if c.buffer else NONE,
+            other[-1] if no > 0 else NONE, other[-2] if no > 1 else NONE,
+        ]  # fmt: skip
+        if self.modifiers:
+            lm, rm = c.lmod, c.rmod
+            b0 = feats[3]
+            feats += [
+                lm[s0] if s0 >= 0 else NONE, rm[s0] if s0 >= 0 else NONE,
+                lm[s1] if s1 >= 0 else NONE, rm[s1] if s1 >= 0 else NONE,
+                lm[b0] if b0 >= 0 else NONE,
+            ]  # fmt: skip
+        return feats
+
+    def state_key(self, c: Config) -> Hashable:
+        # Only words still on a stack or in the buffer can get arcs. For them, what the arcs
+        # already built decide is the top of their tree: a word with a head cannot take another,
+        # and h -> d closes a cycle exactly when d is the top of h's tree.
+        heads = c.heads
+        alive = sorted(set(c.stack) | set(c.stack2) | set(c.buffer))  # type: ignore[attr-defined]
+        tops = []
+        for w in alive:
+            while heads[w] != NONE:
+                w = heads[w]
+            tops.append(w)
+        return (
+            tuple(c.stack), tuple(c.stack2), c.active, len(c.buffer),  # type: ignore[attr-defined]
+            c.switched, c.lmod[0] != NONE, tuple(tops),  # type: ignore[attr-defined]
+        )  # fmt: skip
+
+
+# -- gold trees, planes ------------------------------------------------------------------------
+
+
+def crossing_graph(heads: Sequence[int]) -> list[list[int]]:
+    """For every dependent d, the dependents whose gold arcs cross the arc to d."""
+    n = len(heads) - 1
+    cross: list[list[int]] = [[] for _ in range(n + 1)]
+    for d in range(1, n + 1):
+        for e in range(d + 1, n + 1):
+            if arcs_cross(heads[d], d, heads[e], e):
+                cross[d].append(e)
+                cross[e].append(d)
+    return cross
+
+
+def is_two_planar(heads: Sequence[int]) -> bool:
+    """Whether the arcs can be split into two non-crossing sets (the crossing graph is bipartite)."""
+    cross = crossing_graph(heads)
+    color = [NONE] * len(heads)
+    for start in range(1, len(heads)):
+        if color[start] != NONE:
+            continue
+        color[start] = 0
+        todo = [start]
+        while todo:
+            d = todo.pop()
+            for e in cross[d]:
+                if color[e] == NONE:
+                    color[e] = 1 - color[d]
+                    todo.append(e)
+                elif color[e] == color[d]:
+                    return False
+    return True
+
+
+ANY, NO_PLANE = -1, -2
+
+
+class TwoPlanarGold(Gold):
+    """Gold tree with its canonical plane assignment and static transition sequence.
+
+    ``plane[d]`` is the plane (0/1) of the gold arc to d in the static oracle's run, or NONE if
+    the run cannot build it. ``covered`` says every arc was built.
+    """
+
+    def __init__(self, heads: Sequence[int], system: "TwoPlanar"):
+        super().__init__(heads)
+        self.cross = crossing_graph(self.heads)
+        self.plane, self.sequence = _static_run(self, system)
+        self.covered = all(self.plane[d] != NONE for d in range(1, self.n + 1))
+        self.gh = np.array(self.heads, dtype=np.int64)
+        self.gplane = np.array(self.plane, dtype=np.int64)
+        self.root_child = self.children[0][0] if self.children[0] else NONE
+
+
+def _static_run(gold: Gold, system: "TwoPlanar") -> tuple[list[int], list[int]]:
+    """Run the static oracle once, fixing arc planes on the fly as MaltParser does."""
+    heads, n = gold.heads, gold.n
+    constraint = [ANY] * (n + 1)  # per dependent: ANY, 0, 1 or NO_PLANE
+
+    def fix(d: int, plane: int) -> None:
+        todo = [(d, plane)]
+        while todo:
+            d, plane = todo.pop()
+            constraint[d] = plane
+            if plane < 0:
+                continue
+            for e in gold.cross[d]:  # type: ignore[attr-defined]
+                if constraint[e] == ANY:
+                    todo.append((e, 1 - plane))
+                elif constraint[e] == plane:
+                    todo.append((e, NO_PLANE))
+
+    def decision(d: int, active: int) -> int:
+        """The plane the arc to d goes to: its constraint, or the active plane if it has none."""
+        return active if constraint[d] == ANY else constraint[d]
+
+    def pending_below(c: Config, stack: list[int], plane: int) -> bool:
+        """Whether b0 has an unbuilt gold arc, decided for ``plane``, with a word below the top."""
+        b0 = c.buffer[-1]
+        top = stack[-1] if stack else NONE
+        active = c.active  # type: ignore[attr-defined]
+        for k in gold.children[b0]:
+            if k < top and c.heads[k] == NONE and decision(k, active) == plane:
+                return True
+        h = heads[b0]
+        return h < top and c.heads[b0] == NONE and decision(b0, active) == plane
+
+    c = system.initial(n)
+    seq: list[int] = []
+    while not system.terminal(c):
+        legal = system.legal(c)
+        b0 = c.buffer[-1]
+        s0 = c.stack[-1] if c.stack else NONE
+        t0 = c.stack2[-1] if c.stack2 else NONE  # type: ignore[attr-defined]
+        a = SHIFT
+        if s0 != NONE and s0 != 0 and heads[s0] == b0 and c.heads[s0] == NONE and legal[LEFT]:
+            a = LEFT
+            fix(s0, c.active)  # type: ignore[attr-defined]
+        elif s0 != NONE and heads[b0] == s0 and c.heads[b0] == NONE and legal[RIGHT]:
+            a = RIGHT
+            fix(b0, c.active)  # type: ignore[attr-defined]
+        elif (
+            legal[SWITCH]
+            and t0 != NONE
+            and ((t0 != 0 and heads[t0] == b0 and c.heads[t0] == NONE) or (heads[b0] == t0 and c.heads[b0] == NONE))
+        ):
+            a = SWITCH
+        elif c.stack and pending_below(c, c.stack, c.active):  # type: ignore[attr-defined]
+            a = REDUCE
+        elif legal[SWITCH] and pending_below(c, c.stack2, 1 - c.active):  # type: ignore[attr-defined]
+            a = SWITCH
+        seq.append(a)
+        system.apply(c, a)
+    plane = [NONE] * (n + 1)
+    for d in range(1, n + 1):
+        if c.heads[d] == heads[d]:
+            plane[d] = c.plane[d]  # type: ignore[attr-defined]
+    return plane, seq
+
+
+class TwoPlanarStatic(StaticOracle):
+    """Replays the static run of ``TwoPlanarGold`` (trees it cannot build are refused)."""
+
+    name = "static"
+
+    def prepare(self, heads):
+        gold = TwoPlanarGold(heads, self.system)  # type: ignore[arg-type]
+        return gold if gold.covered else None
+
+    def next(self, c: Config, gold: Gold) -> int:
+        # Static training follows the oracle, so the configuration is the run's c.steps-th one.
+        return gold.sequence[c.steps]  # type: ignore[attr-defined]
+
+
+class TwoPlanarDynamic(CostOracle):
+    """Fernández-González & Gómez-Rodríguez (2018), exact for the canonical plane assignment."""
+
+    name = "dynamic"
+
+    def __init__(self, system: TransitionSystem, switch_regularization: bool = True):
+        super().__init__(system)
+        self.switch_regularization = switch_regularization
+
+    def prepare(self, heads):
+        return TwoPlanarGold(heads, self.system)  # type: ignore[arg-type]
+
+    def costs(self, c: Config, gold: Gold) -> list[int | None]:
+        costs = kernels.costs(c, gold)
+        if self.switch_regularization and costs[SWITCH] == 0:
+            if any(costs[t] == 0 for t in (LEFT, RIGHT, REDUCE)):
+                costs[SWITCH] = 1
+        return costs
+
+
+def reference_search(system: TwoPlanar, gold: TwoPlanarGold, plane_agnostic: bool = False) -> ExactLoss:
+    """Exhaustive search the dynamic oracle is checked against.
+
+    Under the canonical plane assignment an arc counts as correct only on its own plane; with
+    ``plane_agnostic`` any plane will do (plain Hamming loss). Inside the search, wrong arcs are
+    only tried right after a SWITCH (as the filler move the no-double-SWITCH rule may need):
+    anywhere else dropping them keeps every later move legal and never raises the loss.
+    """
+
+    def good(c: Config, h: int, d: int) -> bool:
+        return gold.heads[d] == h and (plane_agnostic or gold.plane[d] == c.active)  # type: ignore[attr-defined]
+
+    def arc_loss(c: Config, a: int, h: int, d: int) -> int:
+        return int(not good(c, h, d))
+
+    def prune(c: Config, a: int) -> bool:
+        arc = system.arc_of(c, a)
+        return arc is not None and not c.switched and not good(c, *arc)  # type: ignore[attr-defined]
+
+    def built_loss(c: Config) -> int:
+        wrong = 0
+        for d in range(1, c.n + 1):
+            h = c.heads[d]
+            if h != NONE and (h != gold.heads[d] or (not plane_agnostic and c.plane[d] != gold.plane[d])):  # type: ignore[attr-defined]
+                wrong += 1
+        return wrong
+
+    return ExactLoss(system, gold.heads, arc_loss=arc_loss, prune=prune, built_loss=built_loss)

@@ -1,0 +1,250 @@
+"""Every oracle against exhaustive search, and every static oracle on real treebanks.
+
+Sizes: exhaustive checks run on every tree up to 6 words and random trees of 7-8 words, except
+2-Planar, whose reachable configuration space grows too fast (about 480,000 search states for
+one 5-word tree, 4.8 million for one of 6 words): every 2-planar tree up to 4 words and random
+5-word trees here; ``tools/check_oracles.py --system twoplanar`` runs the larger sizes.
+"""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from nparse.conllu_io import read_conllu
+from nparse.systems import archybrid_swap, make_oracle, make_system, swapstandard, twoplanar
+from nparse.systems.arceager import ArcEager, ArcEagerDynamic
+from nparse.systems.archybrid_swap import ArcHybridSwap, ArcHybridSwapDynamic
+from nparse.systems.search import ExactLoss, check_oracle, random_tree, random_walk, small_trees
+from nparse.systems.swapstandard import SWAP, SwapGold, SwapNDAll, SwapNDSW, SwapStandard, can_shift
+from nparse.systems.swapstandard_kernels import can_shift as can_shift_compiled
+from nparse.systems.twoplanar import SWITCH, TwoPlanar, TwoPlanarDynamic, is_two_planar
+from nparse.trees import is_projective
+
+from .conftest import treebank_files
+
+
+def assert_agrees(result: dict) -> None:
+    assert result["trees"] > 0 and result["configurations"] > 0
+    assert not result["mismatches"], result["mismatches"]
+
+
+# -- arc-eager -------------------------------------------------------------------------------
+
+
+def test_arceager_dynamic_costs_equal_exhaustive_search():
+    system = ArcEager()
+    oracle = ArcEagerDynamic(system)
+    rng = random.Random(3)
+    checked = 0
+    for heads in small_trees(6, 8, 30, rng, keep=is_projective):
+        gold = oracle.prepare(heads)
+        exact = ExactLoss(system, heads)
+        for _ in range(2):
+            for c in random_walk(system, gold.n, rng):
+                costs = oracle.costs(c, gold)
+                for a, ok in enumerate(system.legal(c)):
+                    if ok:
+                        assert costs[a] == exact.cost(c, a), (heads, c, system.actions[a])
+                        checked += 1
+    assert checked > 30000
+
+
+# -- SwapStandard ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("oracle_cls", [SwapNDAll, SwapNDSW], ids=["ndall", "ndsw"])
+def test_swapstandard_nondeterministic_oracles_equal_exhaustive_search(oracle_cls):
+    system = SwapStandard()
+    oracle = oracle_cls(system)
+    rng = random.Random(5)
+
+    def exact_for(heads, gold):
+        return swapstandard.reference_search(system, gold, eager_arcs=oracle_cls is SwapNDSW)
+
+    result = check_oracle(system, oracle, small_trees(6, 8, 40, rng), rng, exact_for, walks=2, along_correct=True)
+    assert_agrees(result)
+
+
+def test_compiled_can_shift_agrees_with_algorithm_2():
+    system = SwapStandard()
+    oracle = SwapNDAll(system)
+    rng = random.Random(11)
+    checked = 0
+    for _ in range(300):
+        heads = random_tree(rng.randrange(3, 14), rng)
+        gold = SwapGold(heads)
+        for c in random_walk(system, gold.n, rng, lambda c, o: [a for a in o if oracle.correct(c, gold)[a]]):
+            assert can_shift(c, gold, system) == can_shift_compiled(c, gold), (heads, c)
+            checked += 1
+    assert checked > 3000
+
+
+def fewest_swaps(system: SwapStandard, gold: SwapGold) -> int:
+    """Uniform-cost search over every order-respecting correct sequence, arcs at any time."""
+    import heapq
+
+    frontier = [(0, 0, system.initial(gold.n))]
+    seen = set()
+    tie = 0
+    while frontier:
+        swaps, _, c = heapq.heappop(frontier)
+        key = system.state_key(c)
+        if key in seen:
+            continue
+        seen.add(key)
+        if system.terminal(c):
+            return swaps
+        for a, ok in enumerate(system.legal(c)):
+            if not ok or (a == SWAP and gold.proj[c.stack[-1]] > gold.proj[c.stack[-2]]):
+                continue
+            arc = system.arc_of(c, a)
+            if arc and (gold.heads[arc[1]] != arc[0] or any(c.heads[k] == -1 for k in gold.children[arc[1]])):
+                continue
+            nxt = c.copy()
+            system.apply(nxt, a)
+            tie += 1
+            heapq.heappush(frontier, (swaps + (a == SWAP), tie, nxt))
+    raise AssertionError("gold tree unreachable")
+
+
+def test_minimal_finds_the_fewest_swaps():
+    system = SwapStandard()
+    minimal = make_oracle(system, "minimal")
+    rng = random.Random(6)
+    with_swaps = 0
+    for heads in small_trees(6, 8, 30, rng, keep=lambda h: not is_projective(h)):
+        gold = minimal.prepare(heads)
+        found = minimal.sequence(gold).count(SWAP)
+        assert found == fewest_swaps(system, gold), heads
+        with_swaps += found > 0
+    assert with_swaps > 1000
+
+
+def test_minimal_never_swaps_more_than_lazy_and_eager():
+    system = SwapStandard()
+    eager, lazy, minimal = (make_oracle(system, name) for name in ("eager", "lazy", "minimal"))
+    rng = random.Random(2)
+    fewer = 0
+    for _ in range(400):
+        heads = random_tree(rng.randrange(4, 12), rng)
+        swaps = [o.sequence(o.prepare(heads)).count(SWAP) for o in (eager, lazy, minimal)]
+        assert swaps[2] <= swaps[1] <= swaps[0], (heads, swaps)
+        fewer += swaps[2] < swaps[1]
+    assert fewer > 0
+
+
+# -- 2-Planar --------------------------------------------------------------------------------
+
+
+def test_twoplanar_dynamic_oracle_equals_exhaustive_search():
+    system = TwoPlanar()
+    oracle = TwoPlanarDynamic(system, switch_regularization=False)
+    rng = random.Random(13)
+    trees = small_trees(4, 5, 4, rng, keep=is_two_planar)
+    result = check_oracle(
+        system, oracle, trees, rng, lambda heads, gold: twoplanar.reference_search(system, gold), walks=2
+    )
+    assert_agrees(result)
+    assert result["off_gold"] > result["configurations"] // 4
+
+
+def test_switch_regularization_only_removes_needless_switches():
+    system = TwoPlanar()
+    plain = TwoPlanarDynamic(system, switch_regularization=False)
+    regular = TwoPlanarDynamic(system, switch_regularization=True)
+    rng = random.Random(4)
+    penalised = 0
+    for _ in range(300):
+        heads = random_tree(rng.randrange(3, 10), rng)
+        gold = plain.prepare(heads)
+        for c in random_walk(system, gold.n, rng):
+            a, b = plain.costs(c, gold), regular.costs(c, gold)
+            assert a[:SWITCH] == b[:SWITCH]
+            if a[SWITCH] == 0 and any(a[t] == 0 for t in (1, 2, 3)):
+                assert b[SWITCH] > 0
+                penalised += 1
+            else:
+                assert a[SWITCH] == b[SWITCH]
+            assert any(x == 0 for x in b if x is not None)  # something stays correct
+    assert penalised > 0
+
+
+def test_twoplanar_static_covers_exactly_the_two_planar_trees():
+    system = TwoPlanar()
+    static = make_oracle(system, "static")
+    rng = random.Random(8)
+    for heads in small_trees(6, 9, 150, rng):
+        gold = static.prepare(heads)
+        assert (gold is not None) == is_two_planar(heads), heads
+
+
+# -- arc-hybrid + SWAP -----------------------------------------------------------------------
+
+
+def test_archybrid_swap_static_dynamic_oracle_equals_exhaustive_search():
+    """Under the static SWAP decision: SWAP exactly when it is due, the rest searched freely."""
+    system = ArcHybridSwap()
+    oracle = ArcHybridSwapDynamic(system)
+    rng = random.Random(17)
+
+    result = check_oracle(
+        system,
+        oracle,
+        small_trees(6, 8, 40, rng),
+        rng,
+        lambda heads, gold: archybrid_swap.reference_search(system, gold),
+        walks=2,
+        restrict_walk=archybrid_swap.within_restriction,
+    )
+    assert_agrees(result)
+    assert result["off_gold"] > result["configurations"] // 4
+
+
+# -- every static oracle on trees and treebanks ----------------------------------------------
+
+STATIC = [
+    ("archybrid", "static", is_projective),
+    ("arceager", "static", is_projective),
+    ("arcstandard", "static", is_projective),
+    ("swapstandard", "eager", None),
+    ("swapstandard", "lazy", None),
+    ("swapstandard", "minimal", None),
+    ("twoplanar", "static", is_two_planar),
+    ("archybrid_swap", "static", None),
+]
+
+
+def rebuild(system, oracle, heads) -> list[int]:
+    gold = oracle.prepare(heads)
+    c = system.initial(len(heads) - 1)
+    for a in oracle.sequence(gold):
+        system.apply(c, a)
+    return c.heads
+
+
+@pytest.mark.parametrize("name, oracle_name, covers", STATIC, ids=[f"{s}-{o}" for s, o, _ in STATIC])
+def test_static_oracle_rebuilds_every_small_tree_it_covers(name, oracle_name, covers):
+    system = make_system(name)
+    oracle = make_oracle(system, oracle_name)
+    rng = random.Random(1)
+    count = 0
+    for heads in small_trees(6, 9, 100, rng):
+        if covers is None or covers(heads):
+            assert rebuild(system, oracle, heads) == heads, heads
+            count += 1
+        else:
+            assert oracle.prepare(heads) is None
+    assert count > 500
+
+
+@pytest.mark.parametrize("path", treebank_files(), ids=lambda p: p.name)
+def test_static_oracles_rebuild_every_covered_treebank_tree(path):
+    sents = read_conllu(path)
+    for name, oracle_name, covers in STATIC:
+        system = make_system(name)
+        oracle = make_oracle(system, oracle_name)
+        for sent in sents:
+            if covers is None or covers(sent.heads):
+                assert rebuild(system, oracle, sent.heads) == sent.heads, (name, oracle_name, sent.name)

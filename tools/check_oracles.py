@@ -1,0 +1,103 @@
+"""Exhaustive oracle checks at sizes the test suite cannot afford, and the 2-Planar report.
+
+    python tools/check_oracles.py [--system NAME] [--all-up-to N] [--random-up-to M] [--per-size K]
+    python tools/check_oracles.py --planar-agnostic [--all-up-to N]
+
+The first form compares every dynamic and non-deterministic oracle (or one system's) with
+exhaustive search, as tests/test_oracles.py does, on every tree up to N words and K random trees
+of each size up to M. The second reports how often the 2-Planar dynamic oracle's zero-cost set
+differs from the plane-agnostic one (minimum Hamming loss over every plane assignment) on
+configurations reached by random transitions.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from nparse.systems import archybrid_swap, make_oracle, make_system, swapstandard, twoplanar  # noqa: E402
+from nparse.systems.search import ExactLoss, check_oracle, random_walk, small_trees  # noqa: E402
+from nparse.trees import is_projective  # noqa: E402
+
+
+def cases():
+    """(label, system, oracle, exact search factory, tree filter, walk options)."""
+    ah = make_system("archybrid")
+    ae = make_system("arceager")
+    ss = make_system("swapstandard")
+    hs = make_system("archybrid_swap")
+    tp = make_system("twoplanar")
+    plain = lambda s: lambda heads, gold: ExactLoss(s, heads)  # noqa: E731
+    yield "archybrid dynamic", ah, make_oracle(ah, "dynamic"), plain(ah), is_projective, {}
+    yield "arceager dynamic", ae, make_oracle(ae, "dynamic"), plain(ae), is_projective, {}
+    for name in ("ndall", "ndsw"):
+        search = lambda heads, gold, eager=(name == "ndsw"): swapstandard.reference_search(ss, gold, eager)  # noqa: E731
+        yield f"swapstandard {name}", ss, make_oracle(ss, name), search, None, {"along_correct": True}
+    yield (
+        "archybrid_swap static_dynamic", hs, make_oracle(hs, "static_dynamic"),
+        lambda heads, gold: archybrid_swap.reference_search(hs, gold), None,
+        {"restrict_walk": archybrid_swap.within_restriction},
+    )  # fmt: skip
+    yield (
+        "twoplanar dynamic", tp, make_oracle(tp, "dynamic", switch_regularization=False),
+        lambda heads, gold: twoplanar.reference_search(tp, gold), twoplanar.is_two_planar, {},
+    )  # fmt: skip
+
+
+def check(args) -> None:
+    rng = random.Random(args.seed)
+    for label, system, oracle, exact_for, keep, options in cases():
+        if args.system and not label.startswith(args.system):
+            continue
+        start = time.perf_counter()
+        trees = small_trees(args.all_up_to, args.random_up_to, args.per_size, rng, keep or (lambda h: True))
+        result = check_oracle(system, oracle, trees, rng, exact_for, walks=args.walks, **options)
+        bad = result.pop("mismatches")
+        status = "OK" if not bad else f"{len(bad)}+ MISMATCHES, first: {bad[0]}"
+        print(f"{label}: {result} {status} ({time.perf_counter() - start:.0f} s)", flush=True)
+
+
+def planar_agnostic(args) -> None:
+    """How often the canonical-assignment oracle disagrees with the plane-agnostic optimum."""
+    rng = random.Random(args.seed)
+    system = make_system("twoplanar")
+    oracle = make_oracle(system, "dynamic", switch_regularization=False)
+    total = differ = trees = 0
+    for heads in small_trees(args.all_up_to, args.random_up_to, args.per_size, rng, twoplanar.is_two_planar):
+        gold = oracle.prepare(heads)
+        agnostic = twoplanar.reference_search(system, gold, plane_agnostic=True)
+        trees += 1
+        for _ in range(args.walks):
+            for c in random_walk(system, gold.n, rng):
+                moves = agnostic.moves(c)
+                costs = {a: agnostic.cost(c, a) for a in moves}
+                best = min(costs.values())
+                flags = oracle.correct(c, gold)
+                total += 1
+                differ += sorted(a for a in moves if costs[a] == best) != sorted(a for a in moves if flags[a])
+    print(
+        f"2-Planar dynamic oracle vs plane-agnostic minimum: {differ} of {total} configurations "
+        f"({100 * differ / max(total, 1):.1f}%) have a different zero-cost set ({trees} trees)"
+    )
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--system", help="only cases whose label starts with this (e.g. twoplanar)")
+    ap.add_argument("--all-up-to", type=int, default=6)
+    ap.add_argument("--random-up-to", type=int, default=8)
+    ap.add_argument("--per-size", type=int, default=200)
+    ap.add_argument("--walks", type=int, default=2)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--planar-agnostic", action="store_true")
+    args = ap.parse_args()
+    planar_agnostic(args) if args.planar_agnostic else check(args)
+
+
+if __name__ == "__main__":
+    main()
