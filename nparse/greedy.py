@@ -126,10 +126,10 @@ def hinge_loss(scorer: TransitionScorer, table: torch.Tensor, steps: Steps) -> t
     legal = torch.tensor(steps.legal, device=device)
     correct = torch.tensor(steps.correct, device=device) & legal
     wrong = legal & ~correct
-    has_wrong = wrong.any(1)
-    if not bool(has_wrong.any()):
+    scored = wrong.any(1) & correct.any(1)  # steps with a choice to learn from
+    if not bool(scored.any()):
         return scores.sum() * 0.0
     best_correct = scores.masked_fill(~correct, NEG_INF).max(1).values
     best_wrong = scores.masked_fill(~wrong, NEG_INF).max(1).values
-    margin = (1.0 - best_correct + best_wrong)[has_wrong]
+    margin = (1.0 - best_correct + best_wrong)[scored]
     return torch.relu(margin).sum()
