@@ -54,8 +54,15 @@ def test_model_with_pos_refuses_untagged_text(tiny_run):
 
 def test_model_without_pos_parses_plain_text(tmp_path):
     run = tmp_path / "nopos"
-    run_train(run, "+exp=archybrid_static", "data.max_train_sentences=60", "trainer.epochs=1",
-              "model.upos_dim=0", "data.test=null", f"data.dev={EWT_DEV}")
+    run_train(
+        run,
+        "+exp=archybrid_static",
+        "data.max_train_sentences=60",
+        "trainer.epochs=1",
+        "model.upos_dim=0",
+        "data.test=null",
+        f"data.dev={EWT_DEV}",
+    )
     proc = parse_cmd(f"model={run / 'best.pt'}", "format=text", stdin="The cat sleeps .\n\nDogs bark\n")
     assert proc.returncode == 0, proc.stderr
     sents = proc.stdout.strip().split("\n\n")
