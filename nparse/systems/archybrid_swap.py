@@ -98,13 +98,7 @@ def _components(gold: Gold, system: ArcHybrid) -> list[int]:
                 break
             a = SHIFT
         base.apply(c, a)
-    comp = [0] * (gold.n + 1)
-    for w in range(1, gold.n + 1):
-        top = w
-        while c.heads[top] != NONE:
-            top = c.heads[top]
-        comp[w] = top
-    return comp
+    return c.subtree_roots()
 
 
 def swap_due(c: Config, gold: SwapHybridGold, lazy: bool = False) -> bool:

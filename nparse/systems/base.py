@@ -49,6 +49,16 @@ class Config:
         if self.rmod[h] == NONE or d > self.rmod[h]:
             self.rmod[h] = d
 
+    def subtree_roots(self) -> list[int]:
+        """The top of the partial tree every word belongs to (index 0 stays 0)."""
+        tops = [0] * (self.n + 1)
+        for w in range(1, self.n + 1):
+            top = w
+            while self.heads[top] != NONE:
+                top = self.heads[top]
+            tops[w] = top
+        return tops
+
     def __repr__(self) -> str:
         return f"{type(self).__name__}(stack={self.stack}, buffer={self.buffer[::-1]}, heads={self.heads})"
 

@@ -114,13 +114,7 @@ def maximal_projective_components(gold: Gold) -> list[int]:
             system.apply(c, SHIFT)
         else:
             break
-    comp = [0] * (gold.n + 1)
-    for w in range(1, gold.n + 1):
-        top = w
-        while c.heads[top] != NONE:
-            top = c.heads[top]
-        comp[w] = top
-    return comp
+    return c.subtree_roots()
 
 
 def eager_next(c: Config, gold: SwapGold) -> int:
