@@ -4,7 +4,7 @@
     python tools/results_table.py --mean runs/EXP/DATE_TIME [...]
 
 Each run folder must hold the metrics.json and config.yaml that ``python -m nparse.train`` writes.
-With ``--mean``, runs that differ only in their seed are averaged (mean and range of LAS).
+With ``--mean``, runs whose configs differ only in the seed are averaged (mean and range of LAS).
 """
 
 from __future__ import annotations
@@ -28,23 +28,31 @@ def model_name(model) -> str:
 
 
 def mean_table(runs: list[Path]) -> None:
-    groups: dict[tuple, list[tuple[int, dict]]] = defaultdict(list)
+    """Average runs whose resolved configs are equal but for the seed."""
+    groups: dict[str, list[tuple[int, dict, object]]] = defaultdict(list)
     for run in runs:
-        metrics = json.loads((run / "metrics.json").read_text())
+        path = run / "metrics.json"
+        metrics = json.loads(path.read_text()) if path.exists() else {}
         if not metrics.get("test") or not metrics.get("best"):
             print(f"{run}: unfinished (no test scores), left out", file=sys.stderr)
             continue
         cfg = OmegaConf.load(run / "config.yaml")
-        key = (metrics["exp"], metrics.get("treebank", "?"), model_name(cfg.model), len(metrics["epochs"]))
-        groups[key].append((cfg.trainer.seed, metrics))
-    print("| experiment | treebank | model | epochs | seeds | dev LAS mean (min-max) | test LAS mean (min-max) |")
-    print("|---|---|---|---|---|---|---|")
-    for (exp, treebank, model, epochs), rows in groups.items():
-        dev = [m["best"]["dev_las"] for _, m in rows]
-        test = [m["test"]["las"] for _, m in rows]
-        seeds = ",".join(str(s) for s, _ in sorted(rows, key=lambda r: r[0]))
+        rest = OmegaConf.to_container(cfg)
+        rest["trainer"].pop("seed")
+        groups[json.dumps(rest, sort_keys=True)].append((cfg.trainer.seed, metrics, cfg))
+    print(
+        "| experiment | treebank | model | epochs | explore_p | seeds | dev LAS mean (min-max) "
+        "| test LAS mean (min-max) |"
+    )
+    print("|---|---|---|---|---|---|---|---|")
+    for rows in groups.values():
+        _, first, cfg = rows[0]
+        dev = [m["best"]["dev_las"] for _, m, _ in rows]
+        test = [m["test"]["las"] for _, m, _ in rows]
+        seeds = ",".join(str(s) for s in sorted(s for s, _, _ in rows))
         print(
-            f"| {exp} | {treebank} | {model} | {epochs} | {seeds} "
+            f"| {first['exp']} | {first.get('treebank', '?')} | {model_name(cfg.model)} | {len(first['epochs'])} "
+            f"| {cfg.oracle.get('explore_p', '-')} | {seeds} "
             f"| {sum(dev) / len(dev):.2f} ({min(dev):.2f}-{max(dev):.2f}) "
             f"| {sum(test) / len(test):.2f} ({min(test):.2f}-{max(test):.2f}) |"
         )
