@@ -30,11 +30,7 @@ class ArcEager(TransitionSystem):
     base_slots = ("s0", "s1", "b0", "b1")
     roots = ("start",)
 
-    def __init__(self, root: str = "start", modifiers: bool = False):
-        super().__init__(root, modifiers)
-
-    def modifier_slots(self) -> tuple[str, ...]:
-        return ("lmod(s0)", "rmod(s0)", "lmod(s1)", "rmod(s1)", "lmod(b0)")
+    modifier_slots = ("lmod(s0)", "rmod(s0)", "lmod(s1)", "rmod(s1)", "lmod(b0)")
 
     def initial(self, n: int) -> Config:
         c = Config([0], list(range(n, 0, -1)), n)
@@ -77,20 +73,14 @@ class ArcEager(TransitionSystem):
             return c.stack[-1], c.buffer[-1]
         return None
 
-    def features(self, c: Config) -> list[int]:
+    def positions(self, c: Config) -> list[int]:
         stack, buffer = c.stack, c.buffer
-        s0 = stack[-1]
-        s1 = stack[-2] if len(stack) > 1 else NONE
-        b0 = buffer[-1] if buffer else NONE
-        b1 = buffer[-2] if len(buffer) > 1 else NONE
-        if not self.modifiers:
-            return [s0, s1, b0, b1]
-        lm, rm = c.lmod, c.rmod
         return [
-            s0, s1, b0, b1, lm[s0], rm[s0],
-            lm[s1] if s1 >= 0 else NONE, rm[s1] if s1 >= 0 else NONE,
-            lm[b0] if b0 >= 0 else NONE,
-        ]  # fmt: skip
+            stack[-1],
+            stack[-2] if len(stack) > 1 else NONE,
+            buffer[-1] if buffer else NONE,
+            buffer[-2] if len(buffer) > 1 else NONE,
+        ]
 
     def state_key(self, c: Config) -> Hashable:
         # Which stack words have heads decides LEFT/REDUCE; whether the root has a dependent

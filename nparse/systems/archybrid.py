@@ -35,8 +35,7 @@ class ArcHybrid(TransitionSystem):
     actions = ("SHIFT", "LEFT", "RIGHT")
     base_slots = ("s0", "s1", "s2", "b0")
 
-    def modifier_slots(self) -> tuple[str, ...]:
-        return ("lmod(s0)", "rmod(s0)", "lmod(s1)", "rmod(s1)", "lmod(s2)", "rmod(s2)", "lmod(b0)")
+    modifier_slots = ("lmod(s0)", "rmod(s0)", "lmod(s1)", "rmod(s1)", "lmod(s2)", "rmod(s2)", "lmod(b0)")
 
     def initial(self, n: int) -> Config:
         words = list(range(n, 0, -1))
@@ -74,23 +73,15 @@ class ArcHybrid(TransitionSystem):
             return c.stack[-2], c.stack[-1]
         return None
 
-    def features(self, c: Config) -> list[int]:
+    def positions(self, c: Config) -> list[int]:
         stack = c.stack
         ns = len(stack)
-        s0 = stack[-1] if ns > 0 else NONE
-        s1 = stack[-2] if ns > 1 else NONE
-        s2 = stack[-3] if ns > 2 else NONE
-        b0 = c.buffer[-1] if c.buffer else NONE
-        if not self.modifiers:
-            return [s0, s1, s2, b0]
-        lm, rm = c.lmod, c.rmod
         return [
-            s0, s1, s2, b0,
-            lm[s0] if s0 >= 0 else NONE, rm[s0] if s0 >= 0 else NONE,
-            lm[s1] if s1 >= 0 else NONE, rm[s1] if s1 >= 0 else NONE,
-            lm[s2] if s2 >= 0 else NONE, rm[s2] if s2 >= 0 else NONE,
-            lm[b0] if b0 >= 0 else NONE,
-        ]  # fmt: skip
+            stack[-1] if ns > 0 else NONE,
+            stack[-2] if ns > 1 else NONE,
+            stack[-3] if ns > 2 else NONE,
+            c.buffer[-1] if c.buffer else NONE,
+        ]
 
     def state_key(self, c: Config) -> Hashable:
         # Attached words have left stack and buffer for good: the future depends on these two only.

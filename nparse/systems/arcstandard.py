@@ -22,11 +22,7 @@ class ArcStandard(TransitionSystem):
     base_slots = ("s0", "s1", "s2", "b0")
     roots = ("start",)
 
-    def __init__(self, root: str = "start", modifiers: bool = False):
-        super().__init__(root, modifiers)
-
-    def modifier_slots(self) -> tuple[str, ...]:
-        return ("lmod(s0)", "rmod(s0)", "lmod(s1)", "rmod(s1)", "lmod(s2)", "rmod(s2)")
+    modifier_slots = ("lmod(s0)", "rmod(s0)", "lmod(s1)", "rmod(s1)", "lmod(s2)", "rmod(s2)")
 
     def initial(self, n: int) -> Config:
         return Config([0], list(range(n, 0, -1)), n)
@@ -60,21 +56,15 @@ class ArcStandard(TransitionSystem):
             return c.stack[-2], c.stack[-1]
         return None
 
-    def features(self, c: Config) -> list[int]:
+    def positions(self, c: Config) -> list[int]:
         stack = c.stack
         ns = len(stack)
-        s0 = stack[-1]
-        s1 = stack[-2] if ns > 1 else NONE
-        s2 = stack[-3] if ns > 2 else NONE
-        b0 = c.buffer[-1] if c.buffer else NONE
-        if not self.modifiers:
-            return [s0, s1, s2, b0]
-        lm, rm = c.lmod, c.rmod
         return [
-            s0, s1, s2, b0, lm[s0], rm[s0],
-            lm[s1] if s1 >= 0 else NONE, rm[s1] if s1 >= 0 else NONE,
-            lm[s2] if s2 >= 0 else NONE, rm[s2] if s2 >= 0 else NONE,
-        ]  # fmt: skip
+            stack[-1],
+            stack[-2] if ns > 1 else NONE,
+            stack[-3] if ns > 2 else NONE,
+            c.buffer[-1] if c.buffer else NONE,
+        ]
 
     def state_key(self, c: Config) -> Hashable:
         # Attached words have left stack and buffer for good.

@@ -92,19 +92,23 @@ class TransitionSystem(ABC):
     actions: ClassVar[tuple[str, ...]]
     base_slots: ClassVar[tuple[str, ...]]  # names of the feature positions without modifiers
 
-    def __init__(self, root: str = "end", modifiers: bool = False):
+    roots: ClassVar[tuple[str, ...]] = ("end", "start")  # root placements supported, default first
+    # Leftmost/rightmost dependents of base positions, e.g. "lmod(s0)": added when modifiers=True.
+    modifier_slots: ClassVar[tuple[str, ...]] = ()
+
+    def __init__(self, root: str | None = None, modifiers: bool = False):
+        root = root or self.roots[0]
         if root not in self.roots:
             raise ValueError(f"{self.name}: root must be one of {self.roots}, not {root!r}")
         self.root = root
         self.modifiers = modifiers
+        # (leftmost?, index of the base position) for every modifier slot
+        self._modifier_sources = [(s.startswith("lmod"), self.base_slots.index(s[5:-1])) for s in self.modifier_slots]
 
     @property
     def slots(self) -> tuple[str, ...]:
         """Names of the feature positions, in the order ``features`` returns them."""
-        return self.base_slots + (self.modifier_slots() if self.modifiers else ())
-
-    def modifier_slots(self) -> tuple[str, ...]:
-        return ()
+        return self.base_slots + (self.modifier_slots if self.modifiers else ())
 
     @property
     def n_slots(self) -> int:
@@ -132,9 +136,19 @@ class TransitionSystem(ABC):
     def _apply(self, c: Config, a: int) -> None:
         """The system's own effect of action ``a``."""
 
-    @abstractmethod
     def features(self, c: Config) -> list[int]:
         """Word index (0 = root) at every feature position, NONE where the position is empty."""
+        feats = self.positions(c)
+        if self.modifiers:
+            lmod, rmod = c.lmod, c.rmod
+            for leftmost, i in self._modifier_sources:
+                w = feats[i]
+                feats.append(NONE if w == NONE else (lmod if leftmost else rmod)[w])
+        return feats
+
+    @abstractmethod
+    def positions(self, c: Config) -> list[int]:
+        """Word index at every base position (``base_slots``), NONE where it is empty."""
 
     @abstractmethod
     def state_key(self, c: Config) -> Hashable:
@@ -143,8 +157,6 @@ class TransitionSystem(ABC):
     def arc_of(self, c: Config, a: int) -> tuple[int, int] | None:
         """The arc (head, dependent) that action ``a`` adds in ``c``, if any."""
         return None
-
-    roots: ClassVar[tuple[str, ...]] = ("end", "start")  # root placements the system supports
 
     def output(self, c: Config) -> list[int]:
         """Heads of the finished parse as a single-rooted tree.

@@ -79,11 +79,7 @@ class TwoPlanar(TransitionSystem):
     base_slots = ("s0", "s1", "s2", "b0", "t0", "t1")  # t: the inactive stack
     roots = ("start",)
 
-    def __init__(self, root: str = "start", modifiers: bool = False):
-        super().__init__(root, modifiers)
-
-    def modifier_slots(self) -> tuple[str, ...]:
-        return ("lmod(s0)", "rmod(s0)", "lmod(s1)", "rmod(s1)", "lmod(b0)")
+    modifier_slots = ("lmod(s0)", "rmod(s0)", "lmod(s1)", "rmod(s1)", "lmod(b0)")
 
     def initial(self, n: int) -> Config:
         return TwoPlanarConfig(n)
@@ -132,25 +128,17 @@ class TwoPlanar(TransitionSystem):
             return c.stack[-1], c.buffer[-1]
         return None
 
-    def features(self, c: Config) -> list[int]:
+    def positions(self, c: Config) -> list[int]:
         stack, other = c.stack, c.stack2  # type: ignore[attr-defined]
         ns, no = len(stack), len(other)
-        s0 = stack[-1] if ns > 0 else NONE
-        s1 = stack[-2] if ns > 1 else NONE
-        feats = [
-            s0, s1, stack[-3] if ns > 2 else NONE,
+        return [
+            stack[-1] if ns > 0 else NONE,
+            stack[-2] if ns > 1 else NONE,
+            stack[-3] if ns > 2 else NONE,
             c.buffer[-1] if c.buffer else NONE,
-            other[-1] if no > 0 else NONE, other[-2] if no > 1 else NONE,
-        ]  # fmt: skip
-        if self.modifiers:
-            lm, rm = c.lmod, c.rmod
-            b0 = feats[3]
-            feats += [
-                lm[s0] if s0 >= 0 else NONE, rm[s0] if s0 >= 0 else NONE,
-                lm[s1] if s1 >= 0 else NONE, rm[s1] if s1 >= 0 else NONE,
-                lm[b0] if b0 >= 0 else NONE,
-            ]  # fmt: skip
-        return feats
+            other[-1] if no > 0 else NONE,
+            other[-2] if no > 1 else NONE,
+        ]
 
     def state_key(self, c: Config) -> Hashable:
         # Only words still on a stack or in the buffer can get arcs. For them, what the arcs
