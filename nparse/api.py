@@ -11,9 +11,9 @@ import torch
 from tqdm import tqdm
 
 from . import checkpoint
-from .conllu_io import Sentence, read_conllu, read_text, sniff_format, write_conllu
-from .data import Vocabs, bucket_batches, collate, encode
-from .model import ParserModel
+from .io.conllu import Sentence, read_conllu, read_text, sniff_format, write_conllu
+from .io.data import Vocabs, bucket_batches, collate, encode
+from .models.parser import ParserModel
 from .systems import make_system
 
 

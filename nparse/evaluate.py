@@ -15,7 +15,7 @@ from dataclasses import asdict, dataclass
 from typing import Sequence
 
 from .cli import parse_args
-from .conllu_io import CoNLLUError, Sentence, read_conllu
+from .io.conllu import CoNLLUError, Sentence, read_conllu
 
 
 @dataclass

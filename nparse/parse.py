@@ -14,7 +14,7 @@ import sys
 import time
 
 from .cli import parse_args
-from .conllu_io import CoNLLUError, read_conllu, read_text, sniff_format, write_conllu
+from .io.conllu import CoNLLUError, read_conllu, read_text, sniff_format, write_conllu
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from nparse.conllu_io import read_conllu, tree_problem
+from nparse.io.conllu import read_conllu, tree_problem
 from nparse.systems import Gold
 from nparse.systems.archybrid import ArcHybrid, ArcHybridDynamic, ArcHybridStatic
 from nparse.systems.search import ExactLoss, all_trees, random_walk

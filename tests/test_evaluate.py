@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from nparse.conllu_io import read_conllu, write_conllu
+from nparse.io.conllu import read_conllu, write_conllu
 from nparse.evaluate import main, score_files
 
 from .conftest import treebank_files

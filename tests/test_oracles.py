@@ -12,7 +12,7 @@ import random
 
 import pytest
 
-from nparse.conllu_io import read_conllu
+from nparse.io.conllu import read_conllu
 from nparse.systems import archybrid_swap, make_oracle, make_system, swapstandard, twoplanar
 from nparse.systems.arceager import ArcEager, ArcEagerDynamic
 from nparse.systems.archybrid_swap import ArcHybridSwap, ArcHybridSwapDynamic

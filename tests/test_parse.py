@@ -7,8 +7,8 @@ import sys
 
 import pytest
 
-from nparse.conllu_io import read_conllu, tree_problem
-from nparse.encoder import read_vectors
+from nparse.io.conllu import read_conllu, tree_problem
+from nparse.models.encoder import read_vectors
 from nparse.paths import PROJECT_ROOT
 
 from .conftest import EWT_DEV, run_train

@@ -13,7 +13,7 @@ import pytest
 import torch
 
 from nparse import checkpoint
-from nparse.conllu_io import read_conllu, tree_problem
+from nparse.io.conllu import read_conllu, tree_problem
 from nparse.evaluate import score
 from nparse.paths import PROJECT_ROOT
 from nparse.trees import previous_word_baseline

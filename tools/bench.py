@@ -25,7 +25,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from nparse.api import Parser  # noqa: E402
 from nparse.paths import CONF_DIR  # noqa: E402
-from nparse.train import Trainer  # noqa: E402
+from nparse.training.trainer import Trainer  # noqa: E402
 
 
 def machine() -> str:

@@ -15,7 +15,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from nparse.conllu_io import read_conllu
+from nparse.io.conllu import read_conllu
 from nparse.trees import arcs_cross, is_projective
 
 

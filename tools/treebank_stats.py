@@ -19,7 +19,7 @@ from tqdm import tqdm
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from nparse.conllu_io import read_conllu, tree_problem  # noqa: E402
+from nparse.io.conllu import read_conllu, tree_problem  # noqa: E402
 from nparse.systems.swapstandard import (  # noqa: E402
     SWAP,
     SwapEager,

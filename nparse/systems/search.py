@@ -16,7 +16,7 @@ import random
 import sys
 from typing import Callable, Hashable, Iterable, Iterator
 
-from ..conllu_io import tree_problem
+from ..io.conllu import tree_problem
 from .base import NONE, Config, Oracle, TransitionSystem
 
 ArcLoss = Callable[[Config, int, int, int], int]  # (config before, action, head, dep) -> loss

@@ -8,7 +8,7 @@ from typing import Iterable, Sequence
 
 import torch
 
-from .conllu_io import Sentence
+from .conllu import Sentence
 from .vocab import ROOT, Vocab, normalize
 
 

@@ -9,11 +9,12 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
-from .data import Batch, Vocabs
+from ..io.data import Batch, Vocabs
 from .encoder import Encoder
-from .greedy import Steps, decode, hinge_loss, train_loop
+from ..decoding.greedy import decode
+from ..training.local import Steps, hinge_loss, train_loop
 from .scorer import LabelScorer, TransitionScorer
-from .systems import Oracle, TransitionSystem
+from ..systems import Oracle, TransitionSystem
 
 # Keys of the ``model`` config group that shape the network (the rest are read elsewhere).
 ENCODER_KEYS = (

@@ -15,8 +15,8 @@ import torch
 from torch import nn
 from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 
-from .data import Batch, Vocabs
-from .vocab import ROOT, UNK, normalize
+from ..io.data import Batch, Vocabs
+from ..io.vocab import ROOT, UNK, normalize
 
 log = logging.getLogger(__name__)
 

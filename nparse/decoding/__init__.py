@@ -1,0 +1,1 @@
+"""Decoding: turning scores into transition sequences for whole batches."""

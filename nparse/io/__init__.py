@@ -1,0 +1,1 @@
+"""Input and output: CoNLL-U and plain text, vocabularies, sentences as index batches."""

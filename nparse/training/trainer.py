@@ -1,0 +1,339 @@
+"""The trainer behind ``python -m nparse.train``: data, model, epochs, evaluation, checkpoints.
+
+Each run writes ``runs/<exp>/<date>_<time>/``: the resolved config (``config.yaml`` and Hydra's
+``.hydra/``), TensorBoard events, ``last.pt`` (every epoch), ``best.pt`` (best dev LAS), dev and
+test predictions, ``metrics.json`` and ``skipped.tsv`` (training sentences left out, and why).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import random
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import torch
+from omegaconf import DictConfig, OmegaConf
+from tqdm import tqdm
+
+from .. import checkpoint
+from ..api import model_from_state, pick_device
+from ..io.conllu import Sentence, iter_conllu, read_conllu, tree_problem, write_conllu
+from ..io.data import Example, Vocabs, bucket_batches, collate, encode
+from ..models.encoder import extend_with_pretrained
+from ..evaluate import Scores, score
+from ..models.parser import ParserModel
+from ..paths import resolve_path
+from ..systems import Oracle, make_oracle, make_system
+
+log = logging.getLogger("nparse.train")
+
+ORACLE_TRAINING_KEYS = ("name", "explore_p", "explore_from_epoch")
+
+
+@dataclass
+class Data:
+    train: list[Sentence]
+    dev: list[Sentence]
+    test: list[Sentence]
+    skipped: list[tuple[str, str]]  # (sent_id, reason)
+
+
+def load_data(cfg: DictConfig) -> Data:
+    """Read train/dev/test; training sentences that are not single-rooted trees are skipped."""
+    train_path = resolve_path(cfg.data.train, "data.train")
+    limit = int(cfg.data.get("max_train_sentences") or 0)
+    train, skipped = [], []
+    for sent in iter_conllu(train_path):
+        problem = tree_problem(sent.heads)
+        if problem:
+            skipped.append((sent.name, f"not a single-rooted tree: {problem}"))
+        else:
+            train.append(sent)
+            if len(train) == limit:
+                break
+    dev = read_conllu(resolve_path(cfg.data.dev, "data.dev")) if cfg.data.get("dev") else []
+    test = read_conllu(resolve_path(cfg.data.test, "data.test")) if cfg.data.get("test") else []
+    return Data(train, dev, test, skipped)
+
+
+def prepare_examples(sents: list[Sentence], vocabs: Vocabs, oracle: Oracle, skipped: list) -> list[Example]:
+    """Encode training sentences and let the oracle precompute; refused trees go to ``skipped``."""
+    examples = []
+    for sent in tqdm(sents, desc="oracle data", unit="sent", leave=False, disable=None):
+        ex = encode(sent, vocabs)
+        ex.gold = oracle.prepare(sent.heads)
+        if ex.gold is None:
+            skipped.append((sent.name, f"not covered by the {oracle.system.name} {oracle.name} oracle"))
+        else:
+            examples.append(ex)
+    return examples
+
+
+def system_options(cfg: DictConfig) -> dict[str, Any]:
+    return {k: v for k, v in OmegaConf.to_container(cfg.system, resolve=True).items()}  # type: ignore[union-attr]
+
+
+def oracle_options(cfg: DictConfig) -> dict[str, Any]:
+    opts = OmegaConf.to_container(cfg.oracle, resolve=True)
+    return {k: v for k, v in opts.items() if k not in ORACLE_TRAINING_KEYS}  # type: ignore[union-attr]
+
+
+class Trainer:
+    def __init__(self, cfg: DictConfig, run_dir: Path):
+        self.cfg = cfg
+        self.run_dir = run_dir
+        tc = cfg.trainer
+        if tc.get("threads"):
+            torch.set_num_threads(int(tc.threads))
+        self.device = pick_device(tc.device)
+        self.rng = random.Random(tc.seed)
+        torch.manual_seed(tc.seed)
+        self.data = load_data(cfg)
+        self.system = make_system(**system_options(cfg))
+        self.oracle = make_oracle(self.system, cfg.oracle.name, **oracle_options(cfg))
+        self.epoch = 0
+        self.best_las = -1.0
+        self.history: list[dict] = []
+        self.step = 0
+        resume = tc.get("resume")
+        if resume:
+            self._resume(resolve_path(resume, "trainer.resume"))
+        else:
+            self._build()
+        start = time.perf_counter()
+        self.train_examples = prepare_examples(self.data.train, self.vocabs, self.oracle, self.data.skipped)
+        self.prepare_seconds = time.perf_counter() - start
+        log.info("oracle data for %d sentences prepared in %.1f s", len(self.data.train), self.prepare_seconds)
+        self._report_skipped()
+        self.optimizer = torch.optim.Adam(self.model.parameters(), lr=tc.lr, betas=tuple(tc.betas))
+        if resume:
+            self.optimizer.load_state_dict(self.resume_state["optimizer"])
+            self._restore_rng(self.resume_state["rng"])
+            del self.resume_state
+        from torch.utils.tensorboard import SummaryWriter
+
+        self.writer = SummaryWriter(str(self.run_dir), purge_step=self.step if resume else None)
+
+    # -- set-up -----------------------------------------------------------------------------
+    def _build(self) -> None:
+        mc = self.cfg.model
+        self.vocabs = Vocabs.build(self.data.train, lowercase=mc.lowercase)
+        pretrained = None
+        options = {k: v for k, v in OmegaConf.to_container(mc, resolve=True).items()}  # type: ignore[union-attr]
+        if mc.get("pretrained"):
+            pretrained = extend_with_pretrained(
+                self.vocabs, str(resolve_path(mc.pretrained, "model.pretrained")), int(mc.pretrained_max)
+            )
+            options["word_dim"] = pretrained.shape[1]
+        self.model = ParserModel(self.vocabs, self.system, options, pretrained).to(self.device)
+
+    def _resume(self, path: Path) -> None:
+        state = checkpoint.load(path, self.device)
+        if state.get("optimizer") is None:
+            raise ValueError(f"{path}: holds no optimizer state; resume from a last.pt")
+        self.model = model_from_state(state, self.device)
+        self.vocabs = self.model.vocabs
+        self.epoch = state["epoch"]
+        self.best_las = state["best_las"]
+        self.history = state["history"]
+        self.step = state["step"]
+        self.resume_state = state
+        # Carry on in the directory of the checkpoint so curves, logs and checkpoints stay together.
+        self.run_dir = path.parent
+        handler = logging.FileHandler(self.run_dir / "train.log", encoding="utf-8")
+        handler.setFormatter(logging.Formatter("[%(asctime)s][%(name)s][%(levelname)s] - %(message)s"))
+        logging.getLogger().addHandler(handler)
+        log.info("resuming %s after epoch %d", path, self.epoch)
+
+    def _report_skipped(self) -> None:
+        skipped = self.data.skipped
+        with open(self.run_dir / "skipped.tsv", "w", encoding="utf-8") as handle:
+            handle.write("sent_id\treason\n")
+            for name, reason in skipped:
+                handle.write(f"{name}\t{reason}\n")
+        if skipped:
+            shown = ", ".join(name for name, _ in skipped[:5])
+            log.warning(
+                "skipped %d of %d training sentences (%s%s); list in %s",
+                len(skipped),
+                len(skipped) + len(self.train_examples),
+                shown,
+                ", ..." if len(skipped) > 5 else "",
+                self.run_dir / "skipped.tsv",
+            )
+        log.info("training on %d sentences", len(self.train_examples))
+
+    def _rng_state(self) -> dict:
+        return {"python": self.rng.getstate(), "torch": torch.get_rng_state()}
+
+    def _restore_rng(self, state: dict) -> None:
+        self.rng.setstate(state["python"])
+        torch.set_rng_state(state["torch"].cpu())
+
+    # -- training ---------------------------------------------------------------------------
+    def explore_p(self, epoch: int) -> float:
+        oc = self.cfg.oracle
+        if not self.oracle.complete or epoch < int(oc.get("explore_from_epoch", 1)):
+            return 0.0
+        return float(oc.get("explore_p", 0.0))
+
+    def train_epoch(self, epoch: int) -> dict[str, float]:
+        tc = self.cfg.trainer
+        self.model.train()
+        batches = bucket_batches(self.train_examples, tc.batch_size, self.rng)
+        explore_p = self.explore_p(epoch)
+        totals = {"loss": 0.0, "sents": 0, "tokens": 0, "transitions": 0, "errors": 0, "explored": 0, "oracle": 0.0}
+        actions: dict[str, int] = {}
+        start = time.perf_counter()
+        bar = tqdm(batches, desc=f"epoch {epoch}", unit="batch", disable=None, leave=False)
+        window = {"loss": 0.0, "tokens": 0, "sents": 0, "t": time.perf_counter()}
+        for batch_examples in bar:
+            batch = collate(batch_examples)
+            loss, steps, _ = self.model.train_step(batch, self.oracle, explore_p, self.rng)
+            tokens = sum(len(e) for e in batch_examples)
+            self.optimizer.zero_grad(set_to_none=True)
+            (loss / tokens).backward()
+            if tc.clip:
+                torch.nn.utils.clip_grad_norm_(self.model.parameters(), tc.clip)
+            self.optimizer.step()
+            self.step += 1
+            value = float(loss.detach())
+            n_steps = len(steps.rows)
+            for key, inc in (
+                ("loss", value), ("sents", len(batch_examples)), ("tokens", tokens),
+                ("transitions", n_steps), ("errors", steps.errors), ("explored", steps.explored),
+                ("oracle", steps.oracle_seconds),
+            ):  # fmt: skip
+                totals[key] += inc
+            for name, count in steps.actions.items():
+                actions[name] = actions.get(name, 0) + count
+            window["loss"] += value
+            window["tokens"] += tokens
+            window["sents"] += len(batch_examples)
+            if self.step % tc.log_every == 0:
+                self._log_window(window, bar)
+                window = {"loss": 0.0, "tokens": 0, "sents": 0, "t": time.perf_counter()}
+        if window["tokens"]:
+            self._log_window(window, bar)
+        bar.close()
+        seconds = time.perf_counter() - start
+        sents = max(totals["sents"], 1)
+        stats = {
+            "loss_per_token": totals["loss"] / max(totals["tokens"], 1),
+            "seconds": seconds,
+            "sentences_per_s": totals["sents"] / seconds,
+            "tokens_per_s": totals["tokens"] / seconds,
+            "transitions_per_sentence": totals["transitions"] / sents,
+            "error_rate": totals["errors"] / max(totals["transitions"], 1),
+            "exploration_rate": totals["explored"] / max(totals["transitions"], 1),
+            "explore_p": explore_p,
+            "oracle_seconds": totals["oracle"],
+            "oracle_share": totals["oracle"] / seconds,
+        }
+        for name, count in sorted(actions.items()):
+            stats[f"{name}_per_sentence"] = count / sents
+        return stats
+
+    def _log_window(self, window: dict, bar) -> None:
+        """TensorBoard points for the batches since the last point."""
+        elapsed = max(time.perf_counter() - window["t"], 1e-9)
+        loss = window["loss"] / window["tokens"]
+        self.writer.add_scalar("train/loss_per_token", loss, self.step)
+        self.writer.add_scalar("speed/train_sentences_per_s", window["sents"] / elapsed, self.step)
+        self.writer.add_scalar("speed/train_tokens_per_s", window["tokens"] / elapsed, self.step)
+        self.writer.add_scalar("train/lr", self.optimizer.param_groups[0]["lr"], self.step)
+        bar.set_postfix(loss=f"{loss:.3f}", sent_s=f"{window['sents'] / elapsed:.0f}")
+
+    def evaluate(self, sents: list[Sentence], out_path: Path | None) -> Scores:
+        from ..api import Parser
+
+        parser = Parser(self.model)
+        results = parser.parse_sentences(sents, self.cfg.decoder.batch_size)
+        heads = [h for h, _ in results]
+        labels = [lab for _, lab in results]
+        if out_path is not None:
+            write_conllu(sents, out_path, heads, labels)
+        return score(sents, heads, labels)
+
+    def checkpoint_state(self, with_optimizer: bool) -> dict:
+        state = {
+            "config": OmegaConf.to_container(self.cfg, resolve=True),
+            "system": system_options(self.cfg),
+            "model_options": self.model.options,
+            "vocabs": self.vocabs.state_dict(),
+            "model": self.model.state_dict(),
+            "epoch": self.epoch,
+            "step": self.step,
+            "best_las": self.best_las,
+            "history": self.history,
+        }
+        if with_optimizer:
+            state["optimizer"] = self.optimizer.state_dict()
+            state["rng"] = self._rng_state()
+        return state
+
+    def write_metrics(self, extra: dict | None = None) -> dict:
+        best = max(self.history, key=lambda h: h.get("dev_las", -1.0)) if self.history else None
+        metrics = {
+            "exp": self.cfg.exp_name,
+            "treebank": self.cfg.data.get("name", "?"),
+            "system": self.system.describe(),
+            "oracle": self.oracle.name,
+            "prepare_seconds": self.prepare_seconds,
+            "epochs": self.history,
+            "best": best,
+            **(extra or {}),
+        }
+        (self.run_dir / "metrics.json").write_text(json.dumps(metrics, indent=2) + "\n")
+        return metrics
+
+    def run(self) -> dict:
+        tc = self.cfg.trainer
+        OmegaConf.save(self.cfg, self.run_dir / "config.yaml", resolve=True)
+        log.info("run directory: %s", self.run_dir)
+        log.info("system %s, oracle %s, device %s", self.system.describe(), self.oracle.name, self.device)
+        for epoch in range(self.epoch + 1, tc.epochs + 1):
+            stats = self.train_epoch(epoch)
+            record: dict[str, Any] = {"epoch": epoch, **stats}
+            if self.data.dev:
+                dev = self.evaluate(self.data.dev, self.run_dir / "dev.pred.conllu")
+                record.update({f"dev_{k}": v for k, v in dev.as_dict().items() if k != "words_nopunct"})
+                self.writer.add_scalar("dev/uas", dev.uas, epoch)
+                self.writer.add_scalar("dev/las", dev.las, epoch)
+            for key in ("transitions_per_sentence", "exploration_rate", "error_rate", "explore_p", "oracle_share"):
+                self.writer.add_scalar(f"train/{key}", stats[key], epoch)
+            for key, value in stats.items():
+                if key.endswith("_per_sentence") and key != "transitions_per_sentence":
+                    self.writer.add_scalar(f"transitions/{key}", value, epoch)
+            self.writer.add_scalar("speed/epoch_seconds", stats["seconds"], epoch)
+            self.writer.flush()
+            self.history.append(record)
+            self.epoch = epoch
+            improved = record.get("dev_las", 0.0) > self.best_las or not self.data.dev
+            if improved:
+                self.best_las = record.get("dev_las", 0.0)
+                checkpoint.save_atomic(self.checkpoint_state(with_optimizer=False), self.run_dir / "best.pt")
+            checkpoint.save_atomic(self.checkpoint_state(with_optimizer=True), self.run_dir / "last.pt")
+            self.write_metrics()
+            log.info(
+                "epoch %d: loss %.4f, %.0f tokens/s, %.1f s%s%s",
+                epoch,
+                stats["loss_per_token"],
+                stats["tokens_per_s"],
+                stats["seconds"],
+                f", dev UAS {record['dev_uas']:.2f} LAS {record['dev_las']:.2f}" if self.data.dev else "",
+                " (best)" if improved and self.data.dev else "",
+            )
+        extra = {}
+        if self.data.test and (self.run_dir / "best.pt").exists():
+            state = checkpoint.load(self.run_dir / "best.pt", self.device)
+            self.model = model_from_state(state, self.device)
+            test = self.evaluate(self.data.test, self.run_dir / "test.pred.conllu")
+            extra["test"] = test.as_dict()
+            log.info("test (best dev epoch %d): UAS %.2f LAS %.2f", state["epoch"], test.uas, test.las)
+        self.writer.close()
+        return self.write_metrics(extra)
