@@ -11,9 +11,9 @@ import torch
 from tqdm import tqdm
 
 from . import checkpoint
-from .io.conllu import Sentence, read_conllu, read_text, sniff_format, write_conllu
+from .io.conllu import Sentence, read_conllu, read_text, sniff_format, with_comments, write_conllu
 from .io.data import Vocabs, bucket_batches, collate, encode
-from .models.parser import ParserModel
+from .models.parser import Parse, ParserModel
 from .systems import make_system
 
 
@@ -39,11 +39,18 @@ class MissingPOSError(ValueError):
 
 
 class Parser:
-    """A trained parser loaded from a checkpoint."""
+    """A trained parser loaded from a checkpoint.
+
+    ``beam_size`` defaults to the decoder the model was trained with (``decoder.beam_size`` of its
+    config; 1, greedy, for models trained before beam search existed).
+    """
 
     def __init__(self, model: ParserModel, config: dict | None = None):
         self.model = model
         self.config = config or {}
+        decoder = self.config.get("decoder") or {}
+        self.beam_size = int(decoder.get("beam_size") or 1)
+        self.batch_size = int(decoder.get("batch_size") or 1024)
 
     @classmethod
     def load(cls, path: str | Path, device: str = "auto") -> "Parser":
@@ -65,30 +72,58 @@ class Parser:
                             f"model.upos_dim=0 model.xpos_dim=0 to parse untagged text"
                         )
 
-    def parse_sentences(
-        self, sentences: Sequence[Sentence], batch_size: int = 1024, progress: bool = False
-    ) -> list[tuple[list[int], list[str]]]:
-        """Heads and labels (index 0 = root) for every sentence, in input order."""
+    def parse_nbest(
+        self,
+        sentences: Sequence[Sentence],
+        beam_size: int | None = None,
+        nbest: int = 1,
+        batch_size: int | None = None,
+        progress: bool = False,
+    ) -> list[list[Parse]]:
+        """The ``nbest`` best distinct trees of every sentence (best first), in input order."""
+        beam_size = int(beam_size or self.beam_size)
+        if beam_size < 1:
+            raise ValueError(f"beam_size must be at least 1, not {beam_size}")
+        if not 1 <= nbest <= beam_size:
+            raise ValueError(f"nbest={nbest}: must be between 1 and beam_size={beam_size}")
         self.check_pos(sentences)
         examples = [encode(s, self.model.vocabs) for s in sentences]
         index = {id(e): k for k, e in enumerate(examples)}
         results: list = [None] * len(examples)
-        batches = bucket_batches(examples, batch_size)
+        batches = bucket_batches(examples, int(batch_size or self.batch_size))
         bar = tqdm(total=len(examples), unit="sent", disable=not progress, leave=False)
         self.model.eval()
         for batch in batches:
-            for e, res in zip(batch, self.model.parse(collate(batch))):
+            for e, res in zip(batch, self.model.parse(collate(batch), beam_size, nbest)):
                 results[index[id(e)]] = res
             bar.update(len(batch))
         bar.close()
         return results
 
+    def parse_sentences(
+        self,
+        sentences: Sequence[Sentence],
+        batch_size: int | None = None,
+        progress: bool = False,
+        beam_size: int | None = None,
+    ) -> list[tuple[list[int], list[str]]]:
+        """Heads and labels (index 0 = root) of the best tree of every sentence, in input order."""
+        best = self.parse_nbest(sentences, beam_size, 1, batch_size, progress)
+        return [(p[0].heads, p[0].labels) for p in best]
+
     def parse(
-        self, source: str | Path | Iterable[Sequence[str]] | Sequence[Sentence], fmt: str = "auto"
-    ) -> list[Sentence]:
+        self,
+        source: str | Path | Iterable[Sequence[str]] | Sequence[Sentence],
+        fmt: str = "auto",
+        beam_size: int | None = None,
+        nbest: int | None = None,
+    ) -> list[Sentence] | list[list[Sentence]]:
         """Parse a CoNLL-U/plain-text file path, Sentence objects, or lists of tokens.
 
-        Returns the sentences with HEAD and DEPREL filled in.
+        Returns the sentences with HEAD and DEPREL filled in. With ``nbest=k``, returns for every
+        sentence a list of its k best distinct trees (fewer if the beam holds fewer), best first,
+        each carrying ``score`` (its derivation score) and the comments ``# nbest = i`` and
+        ``# score = ...``.
         """
         if isinstance(source, (str, Path)):
             text = Path(source).read_text(encoding="utf-8")
@@ -100,12 +135,27 @@ class Parser:
                 sentences = read_text(io.StringIO("\n".join(" ".join(tokens) for tokens in items)))
             else:
                 sentences = items  # type: ignore[assignment]
-        results = self.parse_sentences(sentences)
-        return [replace(s, heads=h, deprels=d) for s, (h, d) in zip(sentences, results)]
+        results = self.parse_nbest(sentences, beam_size, nbest or 1)
+        if nbest is None:
+            return [replace(s, heads=p[0].heads, deprels=p[0].labels) for s, p in zip(sentences, results)]
+        return [nbest_sentences(s, parses) for s, parses in zip(sentences, results)]
 
     @staticmethod
     def write(sentences: Sequence[Sentence], target) -> None:
         write_conllu(sentences, target, [s.heads for s in sentences], [s.deprels for s in sentences])
+
+
+def nbest_sentences(sent: Sentence, parses: Sequence[Parse]) -> list[Sentence]:
+    """One copy of the sentence per parse, with ``# nbest = i`` and ``# score = ...`` comments."""
+    return [
+        replace(
+            with_comments(sent, [f"# nbest = {i}", f"# score = {p.score:.4f}"]),
+            heads=p.heads,
+            deprels=p.labels,
+            score=p.score,
+        )
+        for i, p in enumerate(parses, 1)
+    ]
 
 
 def load(path: str | Path, device: str = "auto") -> Parser:

@@ -1,10 +1,14 @@
 """Parse text with a trained model.
 
     python -m nparse.parse model=CKPT [input=IN] [output=OUT] [format=auto|conllu|text]
-                           [device=auto|cpu|cuda] [batch_size=1024]
+                           [beam_size=K] [nbest=k] [device=auto|cpu|cuda] [batch_size=N]
 
 Input is CoNLL-U (HEAD/DEPREL are filled in, everything else is written back untouched) or
 pre-tokenized plain text, one sentence per line; standard input/output when omitted.
+beam_size defaults to the decoder the model was trained with (1 is greedy). With nbest=k every
+sentence is written once per tree for its k best distinct trees (fewer if the beam holds fewer),
+best first, each with the comments "# nbest = i" and "# score = S" (S: the derivation score, the
+sum of its transition scores).
 """
 
 from __future__ import annotations
@@ -12,6 +16,7 @@ from __future__ import annotations
 import io
 import sys
 import time
+from dataclasses import replace
 
 from .cli import parse_args
 from .io.conllu import CoNLLUError, read_conllu, read_text, sniff_format, write_conllu
@@ -21,10 +26,18 @@ def main(argv: list[str] | None = None) -> int:
     args = parse_args(
         argv,
         required=("model",),
-        optional={"input": "-", "output": "-", "format": "auto", "device": "auto", "batch_size": "1024"},
+        optional={
+            "input": "-",
+            "output": "-",
+            "format": "auto",
+            "device": "auto",
+            "batch_size": None,
+            "beam_size": None,
+            "nbest": None,
+        },
         usage=__doc__,
     )
-    from .api import MissingPOSError, Parser
+    from .api import MissingPOSError, Parser, nbest_sentences
 
     try:
         if args["input"] in (None, "-"):
@@ -40,13 +53,18 @@ def main(argv: list[str] | None = None) -> int:
         if fmt not in ("conllu", "text"):
             raise ValueError(f"format must be auto, conllu or text, not {fmt!r}")
         sentences = read_conllu(source, allow_missing_heads=True) if fmt == "conllu" else read_text(source)
+        beam_size, nbest, batch_size = (_positive(args, key) for key in ("beam_size", "nbest", "batch_size"))
         parser = Parser.load(args["model"], args["device"] or "auto")
         start = time.perf_counter()
-        results = parser.parse_sentences(sentences, int(args["batch_size"] or 1024), progress=True)
+        results = parser.parse_nbest(sentences, beam_size, nbest or 1, batch_size, progress=True)
         seconds = time.perf_counter() - start
+        if nbest:
+            sentences_out = [t for s, parses in zip(sentences, results) for t in nbest_sentences(s, parses)]
+        else:
+            sentences_out = [replace(s, heads=p[0].heads, deprels=p[0].labels) for s, p in zip(sentences, results)]
         out = sys.stdout if args["output"] in (None, "-") else open(args["output"], "w", encoding="utf-8")
         try:
-            write_conllu(sentences, out, [h for h, _ in results], [lab for _, lab in results])
+            write_conllu(sentences_out, out, [s.heads for s in sentences_out], [s.deprels for s in sentences_out])
         finally:
             if out is not sys.stdout:
                 out.close()
@@ -56,10 +74,20 @@ def main(argv: list[str] | None = None) -> int:
     words = sum(len(s) for s in sentences)
     print(
         f"parsed {len(sentences)} sentences ({words} words) in {seconds:.1f} s "
-        f"on {parser.model.device}: {words / max(seconds, 1e-9):.0f} words/s",
+        f"on {parser.model.device}, beam {beam_size or parser.beam_size}: {words / max(seconds, 1e-9):.0f} words/s",
         file=sys.stderr,
     )
     return 0
+
+
+def _positive(args: dict, key: str) -> int | None:
+    """An optional positive integer argument."""
+    value = args.get(key)
+    if value in (None, ""):
+        return None
+    if not value.isdigit() or int(value) < 1:
+        raise ValueError(f"{key}={value}: expected a positive integer")
+    return int(value)
 
 
 if __name__ == "__main__":

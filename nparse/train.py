@@ -8,6 +8,8 @@ The trainer itself is ``nparse.training.trainer.Trainer``.
 
 from __future__ import annotations
 
+import logging
+import sys
 from pathlib import Path
 
 import hydra
@@ -22,7 +24,13 @@ def main(cfg: DictConfig) -> float:
     from hydra.core.hydra_config import HydraConfig
 
     run_dir = Path(HydraConfig.get().runtime.output_dir)
-    metrics = Trainer(cfg, run_dir).run()
+    try:
+        trainer = Trainer(cfg, run_dir)
+    except (ValueError, OSError) as err:  # bad settings or input: the message names the key or file
+        logging.getLogger("nparse.train").error("%s", err)
+        print(f"error: {err}", file=sys.stderr)
+        sys.exit(1)
+    metrics = trainer.run()
     best = metrics.get("best") or {}
     return float(best.get("dev_las", 0.0))
 

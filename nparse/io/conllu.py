@@ -9,7 +9,7 @@ input is reported with the file and line it was found on.
 from __future__ import annotations
 
 import io
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import IO, Iterable, Iterator
 
@@ -45,6 +45,7 @@ class Sentence:
     path: str = "<string>"
     line: int = 1  # line number of the sentence's first line
     sent_id: str | None = None
+    score: float | None = None  # derivation score of an n-best parse
 
     def __len__(self) -> int:
         return len(self.forms) - 1
@@ -210,6 +211,14 @@ def sniff_format(text: str) -> str:
     return "conllu"
 
 
+def with_comments(sent: Sentence, comments: list[str]) -> Sentence:
+    """A copy of the sentence with comment lines added after its own comments."""
+    k = next((i for i, line in enumerate(sent.lines) if not line.startswith("#")), len(sent.lines))
+    lines = sent.lines[:k] + comments + sent.lines[k:]
+    word_lines = [0] + [w + len(comments) for w in sent.word_lines[1:]]
+    return replace(sent, lines=lines, word_lines=word_lines)
+
+
 def format_sentence(sent: Sentence, heads: list[int] | None = None, deprels: list[str] | None = None) -> str:
     """The sentence as CoNLL-U text with HEAD/DEPREL of words replaced (everything else untouched)."""
     lines = list(sent.lines)
@@ -253,5 +262,6 @@ __all__ = [
     "read_text",
     "sniff_format",
     "tree_problem",
+    "with_comments",
     "write_conllu",
 ]

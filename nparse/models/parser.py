@@ -9,18 +9,33 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
+from dataclasses import dataclass
+
+from ..decoding.beam import beam_search
 from ..io.data import Batch, Vocabs
-from .encoder import Encoder
-from ..decoding.greedy import decode
-from ..training.local import Steps, hinge_loss, train_loop
-from .scorer import LabelScorer, TransitionScorer
 from ..systems import Oracle, TransitionSystem
+from ..systems.arrays import Layout
+from ..systems.base import single_rooted
+from ..training.local import Steps, train_loop
+from ..training.global_loop import GlobalRecord, GlobalSettings, global_loop
+from ..training.losses import global_loss, hinge_loss
+from .encoder import Encoder
+from .scorer import LabelScorer, TransitionScorer
 
 # Keys of the ``model`` config group that shape the network (the rest are read elsewhere).
 ENCODER_KEYS = (
     "word_dim", "upos_dim", "xpos_dim", "char_dim", "char_hidden",
     "lstm_dim", "lstm_layers", "lstm_dropout", "dropout", "word_dropout",
 )  # fmt: skip
+
+
+@dataclass
+class Parse:
+    """One parse of a sentence: heads and labels (index 0 is the root) and its derivation score."""
+
+    heads: list[int]
+    labels: list[str]
+    score: float
 
 
 class ParserModel(nn.Module):
@@ -58,36 +73,69 @@ class ParserModel(nn.Module):
         return self.labeler(vectors, heads, deps)
 
     @torch.no_grad()
-    def parse(self, batch: Batch) -> list[tuple[list[int], list[str]]]:
-        """Heads and labels of every sentence (index 0 is the root)."""
-        vectors, table, configs, offsets = self._start(batch)
-        decode(self.system, self.scorer, table, configs, offsets)
-        trees = [self.system.output(c) for c in configs]
-        arcs = [(off + h[d], off + d) for h, off in zip(trees, offsets) for d in range(1, len(h))]
+    def parse(self, batch: Batch, beam_size: int = 1, nbest: int = 1) -> list[list[Parse]]:
+        """The ``nbest`` best distinct trees of every sentence, best first (beam_size 1: greedy)."""
+        if not 1 <= nbest <= beam_size:
+            raise ValueError(f"nbest must be between 1 and the beam size ({beam_size}), not {nbest}")
+        vectors = self.encoder(batch.to(self.device))
+        table = self.scorer.table(vectors)
+        lengths = [len(e) for e in batch.examples]
+        beams = beam_search(Layout(self.system, batch.width), self.scorer, table, lengths, beam_size)
+        trees: list[list[tuple[list[int], float]]] = []
+        for beam in beams:
+            seen: dict[tuple[int, ...], float] = {}
+            for heads, score in zip(beam.heads, beam.scores):
+                seen.setdefault(tuple(single_rooted(heads)), score)
+                if len(seen) == nbest:
+                    break
+            trees.append([(list(h), s) for h, s in seen.items()])
+        width = batch.width
+        arcs = [
+            (b * width + h[d], b * width + d) for b, ts in enumerate(trees) for h, _ in ts for d in range(1, len(h))
+        ]
         best = self._label_scores(vectors, arcs).argmax(1).tolist()
         names = self.vocabs.labels.itos
         out, k = [], 0
-        for heads in trees:
-            n = len(heads) - 1
-            out.append((heads, ["_"] + [names[x] for x in best[k : k + n]]))
-            k += n
+        for ts in trees:
+            parses = []
+            for heads, score in ts:
+                n = len(heads) - 1
+                parses.append(Parse(heads, ["_"] + [names[x] for x in best[k : k + n]], score))
+                k += n
+            out.append(parses)
         return out
 
     def train_step(
         self, batch: Batch, oracle: Oracle, explore_p: float, rng: random.Random
-    ) -> tuple[torch.Tensor, Steps, int]:
-        """Loss of one batch (transition hinge loss + label cross-entropy, summed)."""
+    ) -> tuple[torch.Tensor, Steps]:
+        """Loss of one batch of greedy training (transition hinge loss + label loss, summed)."""
         vectors, table, configs, offsets = self._start(batch)
         golds = [e.gold for e in batch.examples]
         steps = train_loop(self.system, oracle, self.scorer, table.detach(), configs, golds, offsets, explore_p, rng)
-        loss = hinge_loss(self.scorer, table, steps)
+        return hinge_loss(self.scorer, table, steps) + self._label_loss(vectors, batch), steps
+
+    def global_train_step(
+        self, batch: Batch, oracle: Oracle, settings: GlobalSettings
+    ) -> tuple[torch.Tensor, GlobalRecord]:
+        """Loss of one batch of global training (beam search with updates, see global_loop)."""
+        vectors = self.encoder(batch.to(self.device))
+        table = self.scorer.table(vectors)
+        golds = [e.gold for e in batch.examples]
+        lengths = [len(e) for e in batch.examples]
+        layout = Layout(self.system, batch.width)
+        rec = global_loop(layout, oracle, self.scorer, table.detach(), golds, lengths, settings)
+        return global_loss(self.scorer, table, rec, settings.loss) + self._label_loss(vectors, batch), rec
+
+    def _label_loss(self, vectors: torch.Tensor, batch: Batch) -> torch.Tensor:
+        """Cross-entropy of the gold labels on the gold arcs (labels are predicted after parsing)."""
         arcs, labels = [], []
-        for e, off in zip(batch.examples, offsets):
+        for b, e in enumerate(batch.examples):
+            off = b * batch.width
             for d in range(1, len(e) + 1):
                 if e.labels[d] >= 0:
                     arcs.append((off + e.sent.heads[d], off + d))
                     labels.append(e.labels[d])
-        if arcs:
-            scores = self._label_scores(vectors, arcs)
-            loss = loss + F.cross_entropy(scores, torch.tensor(labels, device=self.device), reduction="sum")
-        return loss, steps, len(arcs)
+        if not arcs:
+            return vectors.sum() * 0.0
+        scores = self._label_scores(vectors, arcs)
+        return F.cross_entropy(scores, torch.tensor(labels, device=self.device), reduction="sum")

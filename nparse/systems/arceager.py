@@ -117,6 +117,9 @@ class ArcEagerDynamic(CostOracle):
 
     name = "dynamic"
 
+    def reaches(self, gold: Gold) -> bool:
+        return is_projective(gold.heads)
+
     def costs(self, c: Config, gold: Gold) -> list[int | None]:
         legal = self.system.legal(c)
         stack, buffer, heads = c.stack, c.buffer, c.heads

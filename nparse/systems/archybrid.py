@@ -25,6 +25,7 @@ from __future__ import annotations
 
 from typing import Hashable
 
+from ..trees import is_projective
 from .base import NONE, Config, CostOracle, Gold, StaticOracle, TransitionSystem
 
 SHIFT, LEFT, RIGHT = 0, 1, 2
@@ -97,8 +98,6 @@ class ArcHybridStatic(StaticOracle):
     name = "static"
 
     def prepare(self, heads):
-        from ..trees import is_projective
-
         return Gold(heads) if is_projective(list(heads)) else None
 
     def next(self, c: Config, gold: Gold) -> int:
@@ -118,6 +117,9 @@ class ArcHybridDynamic(CostOracle):
     """Goldberg & Nivre (2013) costs, exact on projective trees (see the module docstring)."""
 
     name = "dynamic"
+
+    def reaches(self, gold: Gold) -> bool:
+        return is_projective(gold.heads)
 
     def costs(self, c: Config, gold: Gold) -> list[int | None]:
         legal = self.system.legal(c)

@@ -85,6 +85,26 @@ class Gold:
         self.children = children_of(self.heads)
 
 
+def single_rooted(heads: Sequence[int]) -> list[int]:
+    """Heads of a finished parse (index 0 = root) completed to a single-rooted tree.
+
+    Systems that can stop with words still headless (arc-eager, 2-Planar) are completed here:
+    every leftover word goes to the root's dependent; if the root has none, the leftmost
+    leftover word becomes it. Systems that always build a full tree pass through unchanged.
+    """
+    heads = list(heads)
+    n = len(heads) - 1
+    left = [d for d in range(1, n + 1) if heads[d] == NONE]
+    if left:
+        top = next((d for d in range(1, n + 1) if heads[d] == 0), None)
+        if top is None:
+            top = left.pop(0)
+            heads[top] = 0
+        for d in left:
+            heads[d] = top
+    return heads
+
+
 class TransitionSystem(ABC):
     """A transition system: configurations, legal transitions, features."""
 
@@ -159,22 +179,8 @@ class TransitionSystem(ABC):
         return None
 
     def output(self, c: Config) -> list[int]:
-        """Heads of the finished parse as a single-rooted tree.
-
-        Systems that can stop with words still headless (arc-eager, 2-Planar) attach them here:
-        every leftover word goes to the root's dependent; if the root has none, the leftmost
-        leftover word becomes it. Systems that always build a full tree return their heads.
-        """
-        heads = list(c.heads)
-        left = [d for d in range(1, c.n + 1) if heads[d] == NONE]
-        if left:
-            top = next((d for d in range(1, c.n + 1) if heads[d] == 0), None)
-            if top is None:
-                top = left.pop(0)
-                heads[top] = 0
-            for d in left:
-                heads[d] = top
-        return heads
+        """Heads of the finished parse as a single-rooted tree (see ``single_rooted``)."""
+        return single_rooted(c.heads)
 
     def describe(self) -> str:
         return f"{self.name}(root={self.root}, modifiers={self.modifiers})"
@@ -204,6 +210,11 @@ class Oracle(ABC):
 
     def may_explore(self, c: Config, gold: Gold, action: int) -> bool:
         """Whether training with exploration may follow a wrong ``action`` here."""
+        return True
+
+    def reaches(self, gold: Gold) -> bool:
+        """Whether the correct derivations rebuild the gold tree itself (not only the best
+        reachable one): false for trees the system cannot build that the oracle still accepts."""
         return True
 
 

@@ -297,6 +297,9 @@ class TwoPlanarDynamic(CostOracle):
 
     name = "dynamic"
 
+    def reaches(self, gold: Gold) -> bool:
+        return gold.covered  # type: ignore[attr-defined]
+
     def __init__(self, system: TransitionSystem, switch_regularization: bool = True):
         super().__init__(system)
         self.switch_regularization = switch_regularization

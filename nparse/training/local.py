@@ -1,4 +1,4 @@
-"""Batched greedy training: the transition loop with an oracle and exploration, and its loss.
+"""Batched greedy training: the transition loop with an oracle and exploration.
 
 The loop runs without autograd, recording each step's feature rows and its legal and correct
 transitions; the loss is then computed for all recorded steps in one call (see models/scorer.py).
@@ -13,9 +13,21 @@ from dataclasses import dataclass, field
 
 import torch
 
-from ..decoding.greedy import NEG_INF, _rows
 from ..models.scorer import TransitionScorer
-from ..systems import Config, Oracle, TransitionSystem
+from ..systems import NONE, Config, Oracle, TransitionSystem
+
+NEG_INF = float("-inf")
+
+
+def _rows(system: TransitionSystem, configs: list[Config], live: list[int], offsets: list[int], empty: int):
+    """Feature rows (table indices) and legal flags of the live configurations."""
+    rows, legal = [], []
+    for i in live:
+        c = configs[i]
+        off = offsets[i]
+        rows.append([w + off if w != NONE else empty for w in system.features(c)])
+        legal.append(system.legal(c))
+    return rows, legal
 
 
 @dataclass
@@ -81,19 +93,3 @@ def train_loop(
             system.apply(c, action)
         live = [i for i in live if not system.terminal(configs[i])]
     return steps
-
-
-def hinge_loss(scorer: TransitionScorer, table: torch.Tensor, steps: Steps) -> torch.Tensor:
-    """Sum over steps of max(0, 1 - best correct score + best wrong score) (K&G 2016)."""
-    device = table.device
-    scores = scorer.scores(table, torch.tensor(steps.rows, device=device))
-    legal = torch.tensor(steps.legal, device=device)
-    correct = torch.tensor(steps.correct, device=device) & legal
-    wrong = legal & ~correct
-    scored = wrong.any(1) & correct.any(1)  # steps with a choice to learn from
-    if not bool(scored.any()):
-        return scores.sum() * 0.0
-    best_correct = scores.masked_fill(~correct, NEG_INF).max(1).values
-    best_wrong = scores.masked_fill(~wrong, NEG_INF).max(1).values
-    margin = (1.0 - best_correct + best_wrong)[scored]
-    return torch.relu(margin).sum()

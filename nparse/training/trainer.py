@@ -11,6 +11,7 @@ import json
 import logging
 import random
 import time
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -27,11 +28,17 @@ from ..models.encoder import extend_with_pretrained
 from ..evaluate import Scores, score
 from ..models.parser import ParserModel
 from ..paths import resolve_path
-from ..systems import Oracle, make_oracle, make_system
+from ..systems import Oracle, StaticOracle, make_oracle, make_system
+from .global_loop import LOSSES, RESTART_FROM, UPDATES, GlobalSettings
 
 log = logging.getLogger("nparse.train")
 
 ORACLE_TRAINING_KEYS = ("name", "explore_p", "explore_from_epoch")
+# Per-epoch statistics drawn in TensorBoard under train/ (greedy or global training).
+TRAIN_CURVES = (
+    "transitions_per_sentence", "exploration_rate", "error_rate", "explore_p", "oracle_share",
+    "beam_size", "updates_per_sentence", "derivation_share_updated", "end_reached", "beam_steps_per_sentence",
+)  # fmt: skip
 
 
 @dataclass
@@ -82,6 +89,60 @@ def oracle_options(cfg: DictConfig) -> dict[str, Any]:
     return {k: v for k, v in opts.items() if k not in ORACLE_TRAINING_KEYS}  # type: ignore[union-attr]
 
 
+def global_settings(cfg: DictConfig, oracle: Oracle) -> GlobalSettings:
+    """The beam-training settings of ``trainer=global``; combinations that make no sense stop here."""
+    tc = cfg.trainer
+    settings = GlobalSettings(
+        beam_size=int(tc.beam_size),
+        update=str(tc["update"]),
+        loss=str(tc.global_loss),
+        restart=bool(tc.restart),
+        restart_from=str(tc.restart_from),
+    )
+    for key, value, choices in (
+        ("trainer.update", settings.update, UPDATES),
+        ("trainer.global_loss", settings.loss, LOSSES),
+        ("trainer.restart_from", settings.restart_from, RESTART_FROM),
+    ):
+        if value not in choices:
+            raise ValueError(f"{key}={value}: choose one of {', '.join(choices)}")
+    if settings.beam_size < 1:
+        raise ValueError(f"trainer.beam_size={settings.beam_size}: must be at least 1")
+    where = f"oracle={oracle.name} (system={oracle.system.name})"
+    if settings.restart and isinstance(oracle, StaticOracle):
+        raise ValueError(
+            f"trainer.restart=true with {where}: a static oracle is defined only along its own "
+            "sequence, so there is nothing to restart from; use a dynamic or non-deterministic oracle"
+        )
+    if settings.restart and settings.update == "full":
+        raise ValueError(
+            "trainer.restart=true with trainer.update=full: a full update decodes to the end, nothing is left to restart"
+        )
+    if settings.restart_from == "negative" and not settings.restart:
+        raise ValueError("trainer.restart_from=negative needs trainer.restart=true")
+    if settings.restart_from == "negative" and not oracle.complete:
+        raise ValueError(
+            f"trainer.restart_from=negative with {where}: restarting from the negative example needs an "
+            "oracle defined in every configuration (a dynamic oracle)"
+        )
+    return settings
+
+
+def check_reachable(settings: GlobalSettings | None, examples: list[Example], oracle: Oracle) -> None:
+    """The softmax loss with full updates is the likelihood of the gold derivation: refuse it when
+    some training tree cannot be built by the system (its correct derivations end elsewhere)."""
+    if settings is None or settings.loss != "softmax" or settings.update != "full":
+        return
+    missing = [e.sent.name for e in examples if not oracle.reaches(e.gold)]  # type: ignore[arg-type]
+    if missing:
+        raise ValueError(
+            f"trainer.global_loss=softmax with trainer.update=full: {len(missing)} training trees "
+            f"({', '.join(missing[:3])}{', ...' if len(missing) > 3 else ''}) cannot be built by "
+            f"system={oracle.system.name}, so the gold derivation is unreachable; use trainer.update=early "
+            "or max_violation, or a system that builds every tree"
+        )
+
+
 class Trainer:
     def __init__(self, cfg: DictConfig, run_dir: Path):
         self.cfg = cfg
@@ -95,6 +156,7 @@ class Trainer:
         self.data = load_data(cfg)
         self.system = make_system(**system_options(cfg))
         self.oracle = make_oracle(self.system, cfg.oracle.name, **oracle_options(cfg))
+        self.global_settings = global_settings(cfg, self.oracle) if tc.get("name") == "global" else None
         self.epoch = 0
         self.best_las = -1.0
         self.history: list[dict] = []
@@ -102,6 +164,8 @@ class Trainer:
         resume = tc.get("resume")
         if resume:
             self._resume(resolve_path(resume, "trainer.resume"))
+        elif tc.get("init_from"):
+            self._init_from(resolve_path(tc.init_from, "trainer.init_from"))
         else:
             self._build()
         start = time.perf_counter()
@@ -109,6 +173,7 @@ class Trainer:
         self.prepare_seconds = time.perf_counter() - start
         log.info("oracle data for %d sentences prepared in %.1f s", len(self.data.train), self.prepare_seconds)
         self._report_skipped()
+        check_reachable(self.global_settings, self.train_examples, self.oracle)
         self.optimizer = torch.optim.Adam(self.model.parameters(), lr=tc.lr, betas=tuple(tc.betas))
         if resume:
             self.optimizer.load_state_dict(self.resume_state["optimizer"])
@@ -130,6 +195,24 @@ class Trainer:
             )
             options["word_dim"] = pretrained.shape[1]
         self.model = ParserModel(self.vocabs, self.system, options, pretrained).to(self.device)
+
+    def _init_from(self, path: Path) -> None:
+        """Start from a trained model's weights (and its vocabularies and sizes), fresh optimizer."""
+        state = checkpoint.load(path, self.device)
+        if state["system"] != system_options(self.cfg):
+            raise ValueError(
+                f"trainer.init_from={path}: the checkpoint's system {state['system']} differs from "
+                f"system={system_options(self.cfg)}; fine-tune with the same system and options"
+            )
+        self.model = model_from_state(state, self.device)
+        self.vocabs = self.model.vocabs
+        ignored = {
+            k for k, v in OmegaConf.to_container(self.cfg.model, resolve=True).items()  # type: ignore[union-attr]
+            if k in self.model.options and self.model.options[k] != v
+        }  # fmt: skip
+        log.info("initialised from %s (epoch %d)", path, state.get("epoch", 0))
+        if ignored:
+            log.warning("model.%s: taken from the checkpoint, not the config", ", model.".join(sorted(ignored)))
 
     def _resume(self, path: Path) -> None:
         state = checkpoint.load(path, self.device)
@@ -186,14 +269,14 @@ class Trainer:
         self.model.train()
         batches = bucket_batches(self.train_examples, tc.batch_size, self.rng)
         explore_p = self.explore_p(epoch)
-        totals = {"loss": 0.0, "sents": 0, "tokens": 0, "transitions": 0, "errors": 0, "explored": 0, "oracle": 0.0}
-        actions: dict[str, int] = {}
+        totals: Counter = Counter()
+        actions: Counter = Counter()
         start = time.perf_counter()
         bar = tqdm(batches, desc=f"epoch {epoch}", unit="batch", disable=None, leave=False)
         window = {"loss": 0.0, "tokens": 0, "sents": 0, "t": time.perf_counter()}
         for batch_examples in bar:
             batch = collate(batch_examples)
-            loss, steps, _ = self.model.train_step(batch, self.oracle, explore_p, self.rng)
+            loss, counts, taken = self._train_batch(batch, explore_p)
             tokens = sum(len(e) for e in batch_examples)
             self.optimizer.zero_grad(set_to_none=True)
             (loss / tokens).backward()
@@ -202,15 +285,8 @@ class Trainer:
             self.optimizer.step()
             self.step += 1
             value = float(loss.detach())
-            n_steps = len(steps.rows)
-            for key, inc in (
-                ("loss", value), ("sents", len(batch_examples)), ("tokens", tokens),
-                ("transitions", n_steps), ("errors", steps.errors), ("explored", steps.explored),
-                ("oracle", steps.oracle_seconds),
-            ):  # fmt: skip
-                totals[key] += inc
-            for name, count in steps.actions.items():
-                actions[name] = actions.get(name, 0) + count
+            totals.update({"loss": value, "sents": len(batch_examples), "tokens": tokens, **counts})
+            actions.update(taken)
             window["loss"] += value
             window["tokens"] += tokens
             window["sents"] += len(batch_examples)
@@ -227,16 +303,45 @@ class Trainer:
             "seconds": seconds,
             "sentences_per_s": totals["sents"] / seconds,
             "tokens_per_s": totals["tokens"] / seconds,
-            "transitions_per_sentence": totals["transitions"] / sents,
-            "error_rate": totals["errors"] / max(totals["transitions"], 1),
-            "exploration_rate": totals["explored"] / max(totals["transitions"], 1),
-            "explore_p": explore_p,
             "oracle_seconds": totals["oracle"],
             "oracle_share": totals["oracle"] / seconds,
         }
+        if self.global_settings is None:
+            stats.update(
+                transitions_per_sentence=totals["transitions"] / sents,
+                error_rate=totals["errors"] / max(totals["transitions"], 1),
+                exploration_rate=totals["explored"] / max(totals["transitions"], 1),
+                explore_p=explore_p,
+            )
+        else:
+            stats.update(
+                beam_size=self.global_settings.beam_size,
+                updates_per_sentence=totals["updates"] / sents,
+                derivation_share_updated=totals["covered"] / sents,
+                end_reached=totals["reached_end"] / sents,
+                beam_steps_per_sentence=totals["beam_steps"] / sents,
+            )
+            if totals["stuck"]:
+                log.warning("%d sentences had no correct transition left (oracle dead end)", totals["stuck"])
         for name, count in sorted(actions.items()):
             stats[f"{name}_per_sentence"] = count / sents
         return stats
+
+    def _train_batch(self, batch, explore_p: float) -> tuple[torch.Tensor, dict[str, float], Counter]:
+        """Loss, counters and transitions taken of one batch, greedy or global."""
+        if self.global_settings is None:
+            loss, steps = self.model.train_step(batch, self.oracle, explore_p, self.rng)
+            counts = {
+                "transitions": len(steps.rows), "errors": steps.errors, "explored": steps.explored,
+                "oracle": steps.oracle_seconds,
+            }  # fmt: skip
+            return loss, counts, steps.actions
+        loss, rec = self.model.global_train_step(batch, self.oracle, self.global_settings)
+        counts = {
+            "updates": rec.violations, "covered": rec.covered, "reached_end": rec.reached_end,
+            "beam_steps": rec.steps * len(batch.examples), "stuck": rec.stuck, "oracle": rec.oracle_seconds,
+        }  # fmt: skip
+        return loss, counts, rec.actions
 
     def _log_window(self, window: dict, bar) -> None:
         """TensorBoard points for the batches since the last point."""
@@ -252,7 +357,7 @@ class Trainer:
         from ..api import Parser
 
         parser = Parser(self.model)
-        results = parser.parse_sentences(sents, self.cfg.decoder.batch_size)
+        results = parser.parse_sentences(sents, self.cfg.decoder.batch_size, beam_size=self.cfg.decoder.beam_size)
         heads = [h for h, _ in results]
         labels = [lab for _, lab in results]
         if out_path is not None:
@@ -304,8 +409,9 @@ class Trainer:
                 record.update({f"dev_{k}": v for k, v in dev.as_dict().items() if k != "words_nopunct"})
                 self.writer.add_scalar("dev/uas", dev.uas, epoch)
                 self.writer.add_scalar("dev/las", dev.las, epoch)
-            for key in ("transitions_per_sentence", "exploration_rate", "error_rate", "explore_p", "oracle_share"):
-                self.writer.add_scalar(f"train/{key}", stats[key], epoch)
+            for key in TRAIN_CURVES:
+                if key in stats:
+                    self.writer.add_scalar(f"train/{key}", stats[key], epoch)
             for key, value in stats.items():
                 if key.endswith("_per_sentence") and key != "transitions_per_sentence":
                     self.writer.add_scalar(f"transitions/{key}", value, epoch)

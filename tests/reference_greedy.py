@@ -1,24 +1,13 @@
-"""Batched greedy decoding: every parser step scores all live configurations with one scorer call."""
+"""Today's greedy decoder on Python configurations: the reference the batched beam search with
+K=1 must reproduce tree for tree (it was nparse's decoder before beam search)."""
 
 from __future__ import annotations
 
 import torch
 
-from ..models.scorer import TransitionScorer
-from ..systems import NONE, Config, TransitionSystem
-
-NEG_INF = float("-inf")
-
-
-def _rows(system: TransitionSystem, configs: list[Config], live: list[int], offsets: list[int], empty: int):
-    """Feature rows (table indices) and legal flags of the live configurations."""
-    rows, legal = [], []
-    for i in live:
-        c = configs[i]
-        off = offsets[i]
-        rows.append([w + off if w != NONE else empty for w in system.features(c)])
-        legal.append(system.legal(c))
-    return rows, legal
+from nparse.models.scorer import TransitionScorer
+from nparse.systems import Config, TransitionSystem
+from nparse.training.local import NEG_INF, _rows
 
 
 def decode(

@@ -1,0 +1,209 @@
+"""Batched beam search over array configurations; greedy decoding is the same search with K=1.
+
+Design (see ``systems/arrays.py``): the configurations of every item of every sentence of a
+batch are rows of one integer array. A parser step is
+1. one compiled pass over all rows: feature rows, legal transitions, terminal flags;
+2. one scorer call for the rows that are not terminal (the first-layer table was computed once
+   per sentence, so scoring is a gather and a sum);
+3. one compiled selection of the K best candidates of every sentence;
+4. a gather of the selected parents' rows (``states[parents]``) and one compiled ``apply``.
+Nothing is done per item in Python. An item that is terminal stays in the beam with its score
+(its "stay" candidate competes with the extensions of the others) until the K best candidates
+of its sentence are all terminal; the best of them is the parse. The score of an item is the
+sum of its transition scores (float64, so that sums do not tie where the scores differ).
+
+Ties are broken by the transition's own score and then by item and action order, so with K=1
+the search takes exactly the argmax of every step, as the greedy decoder did.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+from numba import njit
+
+from ..models.scorer import TransitionScorer
+from ..systems.arrays import Layout
+
+NEG_INF = -np.inf
+
+
+@njit(cache=True)
+def _better(tot, loc, x, y):
+    """Whether candidate x ranks before candidate y."""
+    if tot[x] != tot[y]:
+        return tot[x] > tot[y]
+    if loc[x] != loc[y]:
+        return loc[x] > loc[y]
+    return x < y
+
+
+@njit(cache=True)
+def select(
+    starts, item_score, scores, allowed, done, marked, marked_done, k,
+    out_parent, out_action, out_score, out_marked, out_count, best_marked,
+):  # fmt: skip
+    """The k best candidates of every group of rows ``starts[g]:starts[g+1]`` (a sentence's beam).
+
+    Candidates are (row i, action a) for ``allowed[i, a]`` of rows that are not ``done``, scored
+    ``item_score[i] + scores[i, a]``, and (row i, -1), "stay", for done rows, scored
+    ``item_score[i]``. Outputs are [G, k] arrays (``out_count[g]`` filled); ``marked``/
+    ``marked_done`` flag candidates (the correct ones, in training): ``out_marked`` says which
+    selected ones are, and ``best_marked[g]`` is (parent, action, score) of the best flagged
+    candidate before truncation, parent -1 if there is none.
+    """
+    n_actions = scores.shape[1]
+    width = 0
+    for g in range(starts.shape[0] - 1):
+        width = max(width, (starts[g + 1] - starts[g]) * (n_actions + 1))
+    tot = np.empty(width)
+    loc = np.empty(width)
+    par = np.empty(width, dtype=np.int64)
+    act = np.empty(width, dtype=np.int64)
+    flag = np.empty(width, dtype=np.bool_)
+    taken = np.empty(width, dtype=np.bool_)
+    for g in range(starts.shape[0] - 1):
+        m = 0
+        for i in range(starts[g], starts[g + 1]):
+            if done[i]:
+                tot[m], loc[m], par[m], act[m], flag[m] = item_score[i], 0.0, i, -1, marked_done[i]
+                m += 1
+                continue
+            for a in range(n_actions):
+                if allowed[i, a]:
+                    tot[m] = item_score[i] + scores[i, a]
+                    loc[m], par[m], act[m], flag[m] = scores[i, a], i, a, marked[i, a]
+                    m += 1
+        best = -1
+        for c in range(m):
+            taken[c] = False
+            if flag[c] and (best < 0 or _better(tot, loc, c, best)):
+                best = c
+        if best >= 0:
+            best_marked[g, 0], best_marked[g, 1] = par[best], act[best]
+            best_marked[g, 2] = tot[best]
+        else:
+            best_marked[g, 0], best_marked[g, 1], best_marked[g, 2] = -1, -1, NEG_INF
+        count = min(k, m)
+        for r in range(count):
+            top = -1
+            for c in range(m):
+                if not taken[c] and (top < 0 or _better(tot, loc, c, top)):
+                    top = c
+            taken[top] = True
+            out_parent[g, r], out_action[g, r], out_score[g, r], out_marked[g, r] = (
+                par[top],
+                act[top],
+                tot[top],
+                flag[top],
+            )
+        out_count[g] = count
+
+
+@dataclass
+class Step:
+    """What one parser step of a batch of beams computed (arrays over rows, or [groups, K])."""
+
+    rows: np.ndarray  # feature rows of every row
+    legal: np.ndarray
+    done: np.ndarray
+    scores: np.ndarray  # [rows, actions] transition scores (0 for terminal rows)
+    parent: np.ndarray  # [G, K] selected candidates
+    action: np.ndarray
+    total: np.ndarray
+    marked: np.ndarray
+    count: np.ndarray
+    best_marked: np.ndarray  # [G, 3] parent, action, score
+
+
+def score_rows(scorer: TransitionScorer, table: torch.Tensor, rows: np.ndarray, done: np.ndarray) -> np.ndarray:
+    """Transition scores (float64) of every row, in one scorer call for the rows not yet terminal."""
+    scores = np.zeros((rows.shape[0], scorer.out.out_features))
+    live = ~done
+    if live.any():
+        with torch.no_grad():
+            index = torch.from_numpy(rows[live]).to(table.device)
+            scores[live] = scorer.scores(table, index).double().cpu().numpy()
+    return scores
+
+
+def step(
+    layout: Layout,
+    scorer: TransitionScorer,
+    table: torch.Tensor,
+    states: np.ndarray,
+    offsets: np.ndarray,
+    item_score: np.ndarray,
+    starts: np.ndarray,
+    k: int,
+    allowed: np.ndarray | None = None,
+    marked: np.ndarray | None = None,
+    marked_done: np.ndarray | None = None,
+    inspected: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None,
+    scores: np.ndarray | None = None,
+) -> Step:
+    """Score every row and select the K best candidates of every group (nothing is applied)."""
+    rows, legal, done = inspected if inspected is not None else layout.inspect(states, offsets, table.shape[0] - 1)
+    if scores is None:
+        scores = score_rows(scorer, table, rows, done)
+    m, groups = states.shape[0], starts.shape[0] - 1
+    if marked is None:
+        marked = np.zeros_like(legal)
+        marked_done = np.zeros(m, dtype=np.bool_)
+    out = [np.empty((groups, k), dtype=np.int64) for _ in range(2)]
+    total = np.empty((groups, k))
+    flags = np.empty((groups, k), dtype=np.bool_)
+    count = np.empty(groups, dtype=np.int64)
+    best_marked = np.empty((groups, 3))
+    select(
+        starts, item_score, scores, legal if allowed is None else allowed, done, marked, marked_done, k,
+        out[0], out[1], total, flags, count, best_marked,
+    )  # fmt: skip
+    return Step(rows, legal, done, scores, out[0], out[1], total, flags, count, best_marked)
+
+
+def flatten(groups: np.ndarray, count: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """The first ``count[g]`` entries of every listed group's row of a [G, K] array, in order."""
+    k = values.shape[1]
+    mask = np.arange(k)[None, :] < count[groups, None]
+    return values[groups][mask]
+
+
+@dataclass
+class Finished:
+    """The final beam of one sentence, best first: derivation scores and heads as built."""
+
+    scores: list[float]
+    heads: list[list[int]]
+
+
+def beam_search(
+    layout: Layout, scorer: TransitionScorer, table: torch.Tensor, lengths: list[int], k: int
+) -> list[Finished]:
+    """Decode a batch: sentence b's words are table rows ``b * layout.width + w``."""
+    n_sent = len(lengths)
+    states = layout.initial(np.array(lengths))
+    sent = np.arange(n_sent)
+    item_score = np.zeros(n_sent)
+    starts = np.arange(n_sent + 1)
+    results: list[Finished | None] = [None] * n_sent
+    while len(sent):
+        s = step(layout, scorer, table, states, sent * layout.width, item_score, starts, k)
+        groups = sent[starts[:-1]]
+        ended = ((s.action < 0) | (np.arange(k)[None, :] >= s.count[:, None])).all(1)
+        for g in np.flatnonzero(ended):
+            c = s.count[g]
+            results[groups[g]] = Finished(
+                s.total[g, :c].tolist(), [layout.heads(states, int(p)) for p in s.parent[g, :c]]
+            )
+        going = np.flatnonzero(~ended)
+        parents = flatten(going, s.count, s.parent)
+        actions = flatten(going, s.count, s.action)
+        item_score = flatten(going, s.count, s.total)
+        states = states[parents]
+        layout.apply(states, actions)
+        sent = sent[parents]
+        starts = np.concatenate([[0], np.cumsum(s.count[going])])
+    return results  # type: ignore[return-value]

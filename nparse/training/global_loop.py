@@ -1,0 +1,367 @@
+"""Global training with beam search: early update, max-violation and full update, latent gold
+sequences and the global dynamic oracle with restart.
+
+Sources: Collins & Roark (2004, early update), Huang et al. (2012, max-violation), Andor et al.
+(2016, the globally normalised loss), Björkelund & Nivre (2015, latent gold sequences), Aufrant
+et al. (2017, Algorithms 2-3: global dynamic oracles and restart).
+
+One mechanism serves every oracle. Each beam item carries a flag, *correct*, relative to the
+restart point c0 of its sentence (the initial configuration, or where training restarted):
+a child is correct iff its parent is and the oracle accepts the transition (``oracle.correct``:
+for a static oracle the transition of its sequence, for a non-deterministic one any transition
+it allows, for a dynamic one the transitions of minimal cost, so that the sum of costs since c0
+stays 0: CORRECT_y(c'|c0) of Aufrant et al.). Items never become correct again once wrong, and
+the oracle is asked only about correct items. The positive example is always the best-scoring
+correct derivation known at the update, which with a non-deterministic oracle is the latent gold
+sequence (it changes with the model).
+
+- ``early``: after each step, if no item of the beam is correct, update with the best correct
+  candidate before truncation (positive) against the beam's best item (negative) (Algorithm 2).
+- ``max_violation``: the beam decodes to the end beside a gold beam, a beam of the same size
+  restricted to correct transitions (Björkelund & Nivre). At every step where the beam's best
+  item is wrong, the violation is its score minus that of the best correct item (of both
+  beams); the update is at the step of the largest violation.
+- ``full``: decode to the end, positive = best complete correct derivation (gold beam and
+  beam), negative = the beam's best.
+A segment that ends without any violation closes with a final update (positive: the best
+correct finished item): it changes nothing with the margin loss, and it is the full-beam
+likelihood with the softmax loss.
+
+Restart (``restart=True``, Algorithm 3): after an update the sentence goes on from the positive
+(or, ``restart_from="negative"``, the negative: exploration) with a fresh beam holding only that
+item, which is the new c0 (correct, score 0), until a segment reaches the end. Every segment
+advances at least one transition, so the loop ends. The negative is not followed where the
+oracle forbids exploring (``Oracle.may_explore``: arc-hybrid+SWAP never follows a wrong SWAP,
+outside the sequences its oracle is exact for); the sentence restarts from the positive then.
+
+The loop runs without autograd over a batch of sentences (every sentence's beam, and gold beam,
+in the same state array, one scorer call per step) and records the derivations the loss needs
+as a tree of nodes (parent, feature row id, action); ``losses.global_loss`` scores every
+transition of every recorded derivation in one scorer call. Items that finish wait ("stay") as
+in decoding.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+
+import numpy as np
+import torch
+
+from ..decoding.beam import score_rows, step
+from ..models.scorer import TransitionScorer
+from ..systems import Oracle
+from ..systems.arrays import L_HEADS, L_N, Layout
+
+UPDATES = ("early", "max_violation", "full")
+LOSSES = ("margin", "softmax")
+RESTART_FROM = ("positive", "negative")
+
+
+@dataclass
+class GlobalSettings:
+    beam_size: int = 8
+    update: str = "early"
+    loss: str = "margin"
+    restart: bool = False
+    restart_from: str = "positive"
+
+
+@dataclass
+class Update:
+    """One update; derivations are counted from their segment's restart point."""
+
+    pos: int  # node of the positive example
+    neg: int  # node of the negative example (the beam's best)
+    beam: list[int]  # nodes of the beam at the update (the softmax normaliser, with pos)
+    violation: bool  # the negative is wrong (only then does the margin loss apply)
+
+
+@dataclass
+class GlobalRecord:
+    """What the loop recorded for the loss, and statistics for the logs."""
+
+    rows: np.ndarray  # [R, slots] feature rows of every scored configuration
+    parent: np.ndarray  # [nodes] parent node (-1: a restart point)
+    row: np.ndarray  # [nodes] id of the feature row the node's transition was scored at (-1: none)
+    action: np.ndarray  # [nodes] the node's transition (-1: none)
+    updates: list[Update] = field(default_factory=list)
+    sentences: int = 0
+    violations: int = 0  # updates whose negative is wrong
+    reached_end: int = 0  # sentences whose last positive example is a terminal configuration
+    covered: float = 0.0  # sum over sentences of the share of words attached in the last positive
+    # (1 for a terminal one: its leftover words are attached by the system's output)
+    steps: int = 0  # beam steps (all sentences of the batch together)
+    items: int = 0  # beam items scored
+    stuck: int = 0  # sentences where no correct transition was left (should not happen)
+    oracle_seconds: float = 0.0
+    actions: Counter = field(default_factory=Counter)  # transitions of the positive derivations
+
+
+@dataclass
+class _Violation:
+    gap: float
+    update: Update
+    pos_row: np.ndarray
+    restart_row: np.ndarray  # the configuration to restart from
+
+
+@dataclass
+class _Track:
+    """Per-sentence bookkeeping between steps."""
+
+    worst: _Violation | None = None  # largest violation of the current segment
+    last_pos_row: np.ndarray | None = None  # the configuration of the last positive example
+
+
+class GlobalSearch:
+    """Beam search over a batch with the updates of ``settings`` (one instance per batch)."""
+
+    def __init__(
+        self,
+        layout: Layout,
+        oracle: Oracle,
+        scorer: TransitionScorer,
+        table: torch.Tensor,
+        golds: list,
+        lengths: list[int],
+        settings: GlobalSettings,
+    ):
+        self.layout, self.oracle, self.scorer, self.table = layout, oracle, scorer, table
+        self.golds, self.settings = golds, settings
+        self.k = settings.beam_size
+        self.kinds = 1 if settings.update == "early" else 2  # a gold beam beside the beam
+        self.tracks = [_Track() for _ in lengths]
+        self.rec = GlobalRecord(*(np.zeros(0, dtype=np.int64) for _ in range(4)), sentences=len(lengths))
+        self.rows: list[np.ndarray] = []
+        self.n_rows = 0
+        self.node_parts: list[np.ndarray] = []  # [m, 3] (parent, row, action) per chunk
+        self.n_nodes = 0
+        # Rows: every live sentence's beam (kind 0), then its gold beam (kind 1).
+        self.states = layout.initial(np.repeat(np.array(lengths), self.kinds))
+        self.sent = np.repeat(np.arange(len(lengths)), self.kinds)
+        self.kind = np.tile(np.arange(self.kinds), len(lengths))
+        roots = self.new_nodes(np.full((len(lengths), 3), -1))
+        self.node = np.repeat(roots, self.kinds)
+        # The configuration of every restart point (segment root node), for tests and tools.
+        self.restart_rows = {int(r): self.states[i * self.kinds : i * self.kinds + 1] for i, r in enumerate(roots)}
+        self.correct = np.ones(len(self.sent), dtype=bool)
+        self.item_score = np.zeros(len(self.sent))
+        self.starts = np.arange(len(self.sent) + 1)
+
+    def new_nodes(self, triples: np.ndarray) -> np.ndarray:
+        """Add nodes given as rows (parent node, feature row id, action); returns their ids."""
+        ids = np.arange(self.n_nodes, self.n_nodes + len(triples))
+        self.node_parts.append(np.asarray(triples, dtype=np.int64).reshape(-1, 3))
+        self.n_nodes += len(triples)
+        return ids
+
+    def run(self) -> GlobalRecord:
+        while len(self.sent):
+            self.step()
+        rec = self.rec
+        off = self.layout.offsets
+        ends = [t.last_pos_row for t in self.tracks if t.last_pos_row is not None]
+        if ends:
+            last = np.concatenate(ends)
+            _, _, terminal = self.layout.inspect(last, np.zeros(len(last), dtype=np.int64), 0)
+            n = last[:, off[L_N]]
+            width = int(n.max()) + 1
+            heads = last[:, off[L_HEADS] + 1 : off[L_HEADS] + width]
+            attached = ((heads >= 0) & (np.arange(1, width)[None, :] <= n[:, None])).sum(1)
+            rec.reached_end = int(terminal.sum())
+            rec.covered = float(np.where(terminal, 1.0, attached / n).sum())
+        rec.rows = np.concatenate(self.rows) if self.rows else np.zeros((0, 1), dtype=np.int64)
+        nodes = np.concatenate(self.node_parts)
+        rec.parent, rec.row, rec.action = nodes[:, 0], nodes[:, 1], nodes[:, 2]
+        return rec
+
+    def step(self) -> None:
+        layout, rec = self.layout, self.rec
+        rows, legal, done = layout.inspect(self.states, self.sent * layout.width, self.table.shape[0] - 1)
+        self.rows.append(rows)
+        self.row_base = self.n_rows
+        self.n_rows += len(rows)
+        rec.steps += 1
+        rec.items += int((~done).sum())
+        scores = score_rows(self.scorer, self.table, rows, done)
+        # The oracle, asked only about correct items that can still move.
+        ok = np.zeros_like(legal)
+        clock = time.perf_counter()
+        for i in np.flatnonzero(self.correct & ~done):
+            flags = self.oracle.correct(layout.to_config(self.states, int(i)), self.golds[self.sent[i]])
+            ok[i] = np.array(flags, dtype=bool) & legal[i]
+        rec.oracle_seconds += time.perf_counter() - clock
+        allowed = np.where((self.kind == 0)[:, None], legal, ok)
+        s = step(
+            layout, self.scorer, self.table, self.states, self.sent * layout.width, self.item_score, self.starts,
+            self.k, allowed=allowed, marked=ok, marked_done=self.correct & done,
+            inspected=(rows, legal, done), scores=scores,
+        )  # fmt: skip
+        self.s = s
+        self.sel_node = self.candidate_nodes(s.parent, s.action, s.count)
+        pieces = []
+        for g in range(0, len(self.starts) - 1, self.kinds):
+            b = int(self.sent[self.starts[g]])
+            pieces.append((b, g, self.decide(b, g)))
+        self.advance(pieces)
+
+    def candidate_nodes(self, parent: np.ndarray, action: np.ndarray, count: np.ndarray) -> np.ndarray:
+        """Nodes of candidates [G, K] given by parent row and action (a stay keeps its node)."""
+        valid = np.arange(parent.shape[1])[None, :] < count[:, None]
+        par = np.where(valid, parent, 0)
+        moved = valid & (action >= 0)
+        out = np.full(parent.shape, -1, dtype=np.int64)
+        out[valid & ~moved] = self.node[par[valid & ~moved]]
+        if moved.any():
+            triples = np.stack([self.node[par[moved]], self.row_base + par[moved], action[moved]], 1)
+            out[moved] = self.new_nodes(triples)
+        return out
+
+    def explorable(self, node: int, b: int) -> bool:
+        """Whether the oracle may explore along a node's derivation (``Oracle.may_explore`` at
+        every transition it does not call correct); oracles that never object are not asked."""
+        if type(self.oracle).may_explore is Oracle.may_explore:
+            return True
+        root, actions = self.derivation(node)
+        c = self.layout.to_config(self.restart_rows[root], 0)
+        gold = self.golds[b]
+        for a in actions:
+            if not self.oracle.correct(c, gold)[a] and not self.oracle.may_explore(c, gold, a):
+                return False
+            self.layout.system.apply(c, a)
+        return True
+
+    def derivation(self, node: int) -> tuple[int, list[int]]:
+        """(restart point node, transitions since it) of a node, for tests and tools."""
+        nodes = np.concatenate(self.node_parts)
+        actions = []
+        while nodes[node, 0] >= 0 or nodes[node, 2] >= 0:
+            actions.append(int(nodes[node, 2]))
+            node = int(nodes[node, 0])
+        return node, actions[::-1]
+
+    def materialize(self, parent: int, action: int) -> np.ndarray:
+        row = self.states[parent : parent + 1].copy()
+        self.layout.apply(row, np.array([action]))
+        return row
+
+    def decide(self, b: int, gf: int) -> object:
+        """What sentence b does next: "keep" its selected items, restart from a row, or None (end)."""
+        s, track, rec, settings = self.s, self.tracks[b], self.rec, self.settings
+        count = s.count[gf]
+        beam = self.sel_node[gf, :count].tolist()
+        neg_node, neg_ok = beam[0], bool(s.marked[gf, 0])
+        free_done = bool((s.action[gf, :count] < 0).all())
+        gg = gf + 1
+        two = self.kinds == 2
+        gold_done = bool((s.action[gg, : s.count[gg]] < 0).all()) if two else True
+
+        def row_of(g: int, r: int) -> np.ndarray:
+            return self.materialize(int(s.parent[g, r]), int(s.action[g, r]))
+
+        def restart_row(pos_row: np.ndarray, violation: bool) -> object:
+            if not (settings.restart and violation):
+                return None
+            if settings.restart_from == "negative" and self.explorable(neg_node, b):
+                return row_of(gf, 0)
+            return pos_row
+
+        if settings.update == "early" and not s.marked[gf, :count].any():
+            parent, action = int(s.best_marked[gf, 0]), int(s.best_marked[gf, 1])
+            if parent < 0:
+                rec.stuck += 1
+                return None
+            pos_node = self.candidate_nodes(np.array([[parent]]), np.array([[action]]), np.array([1]))[0, 0]
+            pos_row = self.materialize(parent, action)
+            self.add_update(track, Update(int(pos_node), neg_node, beam, True), pos_row)
+            return restart_row(pos_row, True)
+
+        # The best correct item known now: the beam's correct items first (max keeps the first
+        # of equal scores, so an identical derivation is not counted twice), then the gold beam.
+        options = [(s.total[gf, r], gf, r) for r in range(count) if s.marked[gf, r]]
+        if two:
+            options += [(s.total[gg, r], gg, r) for r in range(s.count[gg])]
+        best = max(options, key=lambda o: o[0]) if options else None
+        if settings.update == "max_violation" and not neg_ok and best is not None:
+            gap = s.total[gf, 0] - best[0]
+            if track.worst is None or gap > track.worst.gap:
+                pos_row = row_of(best[1], best[2])
+                up = Update(int(self.sel_node[best[1], best[2]]), neg_node, beam, True)
+                track.worst = _Violation(gap, up, pos_row, restart_row(pos_row, True))
+        if not (free_done and gold_done):
+            return "keep"
+        # The segment is over.
+        if track.worst is not None:
+            worst, track.worst = track.worst, None
+            self.add_update(track, worst.update, worst.pos_row)
+            return worst.restart_row
+        if best is None:
+            rec.stuck += 1
+            return None
+        final = Update(int(self.sel_node[best[1], best[2]]), neg_node, beam, not neg_ok)
+        self.add_update(track, final, row_of(best[1], best[2]))
+        return None
+
+    def add_update(self, track: _Track, update: Update, pos_row: np.ndarray) -> None:
+        self.rec.updates.append(update)
+        self.rec.violations += update.violation
+        track.last_pos_row = pos_row
+
+    def advance(self, pieces: list[tuple[int, int, object]]) -> None:
+        """The rows of the next step: kept candidates, or a fresh segment from a restart row."""
+        s, k = self.s, self.kinds
+        parts: dict[str, list[np.ndarray]] = {key: [] for key in ("states", "sent", "kind", "node", "correct", "score")}
+        sizes = []
+        for b, gf, what in pieces:
+            if what is None:
+                continue
+            for kd in range(k):
+                if isinstance(what, str):
+                    g = gf + kd
+                    c = int(s.count[g])
+                    sub = self.states[s.parent[g, :c]]
+                    self.layout.apply(sub, s.action[g, :c])
+                    parts["states"].append(sub)
+                    parts["node"].append(self.sel_node[g, :c])
+                    parts["correct"].append(s.marked[g, :c])
+                    parts["score"].append(s.total[g, :c])
+                else:
+                    c = 1
+                    parts["states"].append(what)  # type: ignore[arg-type]
+                    root = self.new_nodes(np.full((1, 3), -1))
+                    self.restart_rows[int(root[0])] = what  # type: ignore[assignment]
+                    parts["node"].append(root)
+                    parts["correct"].append(np.ones(1, dtype=bool))
+                    parts["score"].append(np.zeros(1))
+                parts["sent"].append(np.full(c, b))
+                parts["kind"].append(np.full(c, kd))
+                sizes.append(c)
+        if not sizes:
+            self.sent = np.zeros(0, dtype=np.int64)
+            return
+        self.states = np.concatenate(parts["states"])
+        self.sent = np.concatenate(parts["sent"])
+        self.kind = np.concatenate(parts["kind"])
+        self.node = np.concatenate(parts["node"])
+        self.correct = np.concatenate(parts["correct"]).astype(bool)
+        self.item_score = np.concatenate(parts["score"]).astype(float)
+        self.starts = np.concatenate([[0], np.cumsum(sizes)])
+
+
+def global_loop(
+    layout: Layout,
+    oracle: Oracle,
+    scorer: TransitionScorer,
+    table: torch.Tensor,
+    golds: list,
+    lengths: list[int],
+    settings: GlobalSettings,
+) -> GlobalRecord:
+    """Run a batch through beam search with the updates of ``settings`` (no autograd)."""
+    return GlobalSearch(layout, oracle, scorer, table, golds, lengths, settings).run()
+
+
+__all__ = ["GlobalRecord", "GlobalSearch", "GlobalSettings", "Update", "global_loop"]

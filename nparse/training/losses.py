@@ -1,0 +1,83 @@
+"""Losses: the local hinge loss of greedy training and the global losses of beam training.
+
+Each is computed for a whole batch with one scorer call on the recorded feature rows (the
+transition loops ran without autograd on the same first-layer table, see models/scorer.py).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import torch
+
+from ..models.scorer import TransitionScorer
+from .global_loop import GlobalRecord
+from .local import NEG_INF, Steps
+
+
+def hinge_loss(scorer: TransitionScorer, table: torch.Tensor, steps: Steps) -> torch.Tensor:
+    """Sum over steps of max(0, 1 - best correct score + best wrong score) (K&G 2016)."""
+    device = table.device
+    scores = scorer.scores(table, torch.tensor(steps.rows, device=device))
+    legal = torch.tensor(steps.legal, device=device)
+    correct = torch.tensor(steps.correct, device=device) & legal
+    wrong = legal & ~correct
+    scored = wrong.any(1) & correct.any(1)  # steps with a choice to learn from
+    if not bool(scored.any()):
+        return scores.sum() * 0.0
+    best_correct = scores.masked_fill(~correct, NEG_INF).max(1).values
+    best_wrong = scores.masked_fill(~wrong, NEG_INF).max(1).values
+    margin = (1.0 - best_correct + best_wrong)[scored]
+    return torch.relu(margin).sum()
+
+
+def derivations(rec: GlobalRecord, nodes: list[int]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The transitions of every listed node's derivation since its restart point.
+
+    Returns (derivation index, feature row id, action) per transition.
+    """
+    index, rows, actions = [], [], []
+    parent, row, action = rec.parent, rec.row, rec.action
+    for d, node in enumerate(nodes):
+        while node >= 0 and action[node] >= 0:
+            index.append(d)
+            rows.append(row[node])
+            actions.append(action[node])
+            node = parent[node]
+    return np.array(index, dtype=np.int64), np.array(rows, dtype=np.int64), np.array(actions, dtype=np.int64)
+
+
+def derivation_scores(
+    scorer: TransitionScorer, table: torch.Tensor, rec: GlobalRecord, nodes: list[int]
+) -> torch.Tensor:
+    """Scores (sums of transition scores, with autograd) of the listed nodes' derivations."""
+    index, rows, actions = derivations(rec, nodes)
+    totals = torch.zeros(len(nodes), device=table.device)
+    if len(rows) == 0:
+        return totals
+    unique, inverse = np.unique(rows, return_inverse=True)
+    scores = scorer.scores(table, torch.from_numpy(rec.rows[unique]).to(table.device))
+    picked = scores[torch.from_numpy(inverse).to(table.device), torch.from_numpy(actions).to(table.device)]
+    return totals.index_add(0, torch.from_numpy(index).to(table.device), picked)
+
+
+def global_loss(scorer: TransitionScorer, table: torch.Tensor, rec: GlobalRecord, loss: str) -> torch.Tensor:
+    """Sum over updates of the margin loss max(0, 1 + s(neg) - s(pos)) (violations only) or of
+    the globally normalised loss -s(pos) + log sum over beam + pos of exp(s) (Andor et al.)."""
+    ups = [u for u in rec.updates if u.violation] if loss == "margin" else rec.updates
+    if not ups:
+        return table.sum() * 0.0
+    if loss == "margin":
+        scores = derivation_scores(scorer, table, rec, [u.pos for u in ups] + [u.neg for u in ups])
+        pos, neg = scores[: len(ups)], scores[len(ups) :]
+        return torch.relu(1.0 + neg - pos).sum()
+    # softmax: pos and its beam, padded to one row per update
+    lists = [[u.pos] + [b for b in u.beam if b != u.pos] for u in ups]
+    width = max(len(x) for x in lists)
+    flat = [n for x in lists for n in x]
+    scores = derivation_scores(scorer, table, rec, flat)
+    padded = torch.full((len(lists), width), NEG_INF, device=table.device)
+    mask = torch.zeros((len(lists), width), dtype=torch.bool)
+    for i, x in enumerate(lists):
+        mask[i, : len(x)] = True
+    padded = padded.masked_scatter(mask.to(table.device), scores)
+    return (torch.logsumexp(padded, 1) - padded[:, 0]).sum()

@@ -1,0 +1,129 @@
+"""Beam search: K=1 is today's greedy decoder, a wide beam is exact search, N-best lists."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+import torch
+
+from nparse.decoding.beam import beam_search
+from nparse.io.conllu import read_conllu
+from nparse.io.data import Vocabs, bucket_batches, collate, encode
+from nparse.models.parser import ParserModel
+from nparse.systems import make_system
+from nparse.systems.arrays import Layout
+
+from .conftest import EWT_DEV, SHARED
+from .reference_greedy import decode
+from .test_arrays import VARIANTS
+
+SMALL = {
+    "word_dim": 20, "upos_dim": 8, "xpos_dim": 0, "char_dim": 0, "char_hidden": 8, "lstm_dim": 16,
+    "lstm_layers": 1, "lstm_dropout": 0.0, "dropout": 0.0, "word_dropout": 0.25, "hidden": 12, "label_hidden": 8,
+}  # fmt: skip
+
+
+def random_model(system, sentences, seed: int = 0) -> ParserModel:
+    torch.manual_seed(seed)
+    return ParserModel(Vocabs.build(sentences), system, SMALL).eval()
+
+
+def sentences_of(path, count: int):
+    sents = read_conllu(path)
+    random.Random(0).shuffle(sents)
+    return sents[:count]
+
+
+def test_k1_is_todays_greedy_decoder_for_every_system():
+    """Tree for tree on real sentences (EWT and GDT dev, up to the longest), random weights."""
+    sents = sentences_of(EWT_DEV, 250)
+    gdt = SHARED / "el_gdt" / "el_gdt-ud-dev.conllu"
+    if gdt.is_file():
+        sents += sentences_of(gdt, 150)
+    for name, options in VARIANTS:
+        for modifiers in (False, True):
+            system = make_system(name, modifiers=modifiers, **options)
+            model = random_model(system, sents, seed=len(name))
+            examples = [encode(s, model.vocabs) for s in sents]
+            for batch_examples in bucket_batches(examples, 64):
+                batch = collate(batch_examples)
+                with torch.no_grad():
+                    table = model.scorer.table(model.encoder(batch))
+                configs = [system.initial(len(e)) for e in batch_examples]
+                decode(system, model.scorer, table, configs, [b * batch.width for b in range(len(configs))])
+                want = [c.heads for c in configs]
+                got = beam_search(Layout(system, batch.width), model.scorer, table, [len(e) for e in batch_examples], 1)
+                assert [f.heads[0] for f in got] == want, (name, modifiers)
+
+
+def all_derivations(system, n: int, score_of, limit: int = 5000):
+    """(score, heads) of every complete transition sequence of an n-word sentence (None if
+    there are more than ``limit``)."""
+    out = []
+
+    def walk(c, total):
+        if len(out) > limit:
+            return
+        if system.terminal(c):
+            out.append((total, c.heads[:]))
+            return
+        scores = score_of(c)
+        for a, ok in enumerate(system.legal(c)):
+            if ok:
+                nxt = c.copy()
+                system.apply(nxt, a)
+                walk(nxt, total + scores[a])
+
+    walk(system.initial(n), 0.0)
+    return out if len(out) <= limit else None
+
+
+@pytest.mark.parametrize("name,options", VARIANTS, ids=[f"{n}-{o.get('root', '')}" for n, o in VARIANTS])
+def test_wide_beam_finds_the_best_derivation(name, options):
+    """With K above the number of derivations the beam is exact: its best item is the best
+    complete derivation and its items are all derivations in score order, for sentences of 1-4
+    words with at most 5,000 derivations (2-Planar: 1-2 words, 38 and 4,604 derivations)."""
+    system = make_system(name, **options)
+    torch.manual_seed(3)
+    for n in (1, 2, 3, 4):
+        model = random_model(system, read_conllu(EWT_DEV)[:20], seed=n)
+        width = n + 1
+        table = torch.randn(width + 1, system.n_slots, SMALL["hidden"]) * 2
+        layout = Layout(system, width)
+
+        def score_of(c):
+            rows = [w if w >= 0 else width for w in system.features(c)]
+            with torch.no_grad():
+                return model.scorer.scores(table, torch.tensor([rows])).double()[0].tolist()
+
+        every = all_derivations(system, n, score_of)
+        if every is None:
+            break
+        every.sort(key=lambda x: -x[0])
+        k = len(every) + 1
+        got = beam_search(layout, model.scorer, table, [n], k)[0]
+        assert len(got.scores) == len(every)
+        # float32 sums of one row at a time and of a batch differ in the last bits
+        assert np.allclose(got.scores, [s for s, _ in every], atol=1e-5)
+        if len(every) == 1 or every[0][0] - every[1][0] > 1e-4:
+            assert got.heads[0] == every[0][1]
+
+
+@pytest.mark.parametrize("name,options", VARIANTS[2:4], ids=["arceager", "arcstandard"])
+def test_nbest_trees_are_distinct_sorted_and_start_with_the_best(name, options):
+    system = make_system(name, **options)
+    sents = sentences_of(EWT_DEV, 60)
+    model = random_model(system, sents, seed=5)
+    batch = collate([encode(s, model.vocabs) for s in sents])
+    best = model.parse(batch, beam_size=8, nbest=1)
+    nbest = model.parse(batch, beam_size=8, nbest=5)
+    for one, many in zip(best, nbest):
+        assert 1 <= len(many) <= 5
+        assert many[0].heads == one[0].heads and many[0].labels == one[0].labels
+        assert len({tuple(p.heads) for p in many}) == len(many)
+        assert all(a.score >= b.score for a, b in zip(many, many[1:]))
+    assert sum(len(m) for m in nbest) > 3 * len(nbest)  # real sentences have alternatives
+    with pytest.raises(ValueError, match="nbest"):
+        model.parse(batch, beam_size=2, nbest=3)
