@@ -4,7 +4,11 @@ Every syntactic word counts, punctuation included; multiword-token lines and emp
 not. LAS compares DEPREL on its universal part (before ':'). The punctuation-excluded variant
 leaves out words whose gold UPOS is PUNCT.
 
-    python -m nparse.evaluate gold=GOLD.conllu pred=PRED.conllu
+    python -m nparse.evaluate gold=GOLD.conllu pred=PRED.conllu [by=quarter|length] [json=true]
+
+``by=quarter`` adds UAS/LAS by position quarter of the dependent (word i of n is in quarter
+ceil(4i/n): Table 2 of Aufrant et al. 2017); ``by=length`` by sentence length (1-10, 11-20,
+21-30, 31-40, 41+ words).
 """
 
 from __future__ import annotations
@@ -71,8 +75,47 @@ def score(gold: Sequence[Sentence], heads: Sequence[Sequence[int]], deprels: Seq
     )
 
 
-def score_files(gold_path: str, pred_path: str) -> Scores:
-    """Compare two CoNLL-U files with the same sentences and words."""
+LENGTH_BINS = ((1, 10), (11, 20), (21, 30), (31, 40), (41, None))
+
+
+def group_of(by: str, i: int, n: int) -> str:
+    """The group of word i of an n-word sentence for ``by=quarter|length``."""
+    if by == "quarter":
+        return f"quarter {-(-4 * i // n)}"
+    for lo, hi in LENGTH_BINS:
+        if hi is None or n <= hi:
+            return f"{lo}-{hi}" if hi else f"{lo}+"
+    raise AssertionError
+
+
+def breakdown(
+    gold: Sequence[Sentence], heads: Sequence[Sequence[int]], deprels: Sequence[Sequence[str]], by: str
+) -> list[tuple[str, int, float, float]]:
+    """(group, words, UAS, LAS) for every group of ``by`` (quarter or length), in order."""
+    if by not in ("quarter", "length"):
+        raise ValueError(f"by={by}: choose quarter or length")
+    counts: dict[str, list[int]] = {}
+    for sent, h, d in zip(gold, heads, deprels):
+        n = len(sent)
+        for i in range(1, n + 1):
+            c = counts.setdefault(group_of(by, i, n), [0, 0, 0])
+            head_ok = h[i] == sent.heads[i]
+            c[0] += 1
+            c[1] += head_ok
+            c[2] += head_ok and universal(d[i]) == universal(sent.deprels[i])
+    if by == "quarter":
+        order = [f"quarter {q}" for q in range(1, 5)]
+    else:
+        order = [f"{lo}-{hi}" if hi else f"{lo}+" for lo, hi in LENGTH_BINS]
+    return [
+        (g, counts[g][0], 100.0 * counts[g][1] / counts[g][0], 100.0 * counts[g][2] / counts[g][0])
+        for g in order
+        if g in counts
+    ]
+
+
+def read_pair(gold_path: str, pred_path: str) -> tuple[list[Sentence], list[Sentence]]:
+    """Gold and predicted sentences, checked to have the same words."""
     gold = read_conllu(gold_path)
     pred = read_conllu(pred_path, allow_missing_heads=True)
     if len(gold) != len(pred):
@@ -83,20 +126,36 @@ def score_files(gold_path: str, pred_path: str) -> Scores:
             raise CoNLLUError(
                 pred_path, p.word_line(max(k, 1)), f"words differ from the gold sentence at {g.path}:{g.line}"
             )
+    return gold, pred
+
+
+def score_files(gold_path: str, pred_path: str) -> Scores:
+    """Compare two CoNLL-U files with the same sentences and words."""
+    gold, pred = read_pair(gold_path, pred_path)
     return score(gold, [p.heads for p in pred], [p.deprels for p in pred])
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = parse_args(argv, required=("gold", "pred"), optional={"json": "false"}, usage=__doc__)
+    args = parse_args(argv, required=("gold", "pred"), optional={"json": "false", "by": None}, usage=__doc__)
     try:
-        result = score_files(args["gold"], args["pred"])
-    except (CoNLLUError, OSError) as err:
+        gold, pred = read_pair(args["gold"], args["pred"])
+        heads, labels = [p.heads for p in pred], [p.deprels for p in pred]
+        result = score(gold, heads, labels)
+        groups = breakdown(gold, heads, labels, args["by"]) if args["by"] else []
+    except (CoNLLUError, OSError, ValueError) as err:
         print(f"error: {err}", file=sys.stderr)
         return 1
     if args["json"].lower() in ("1", "true", "yes"):
-        print(json.dumps(result.as_dict()))
-    else:
-        print(result.summary())
+        out = result.as_dict()
+        if groups:
+            out[f"by_{args['by']}"] = [{"group": g, "words": w, "uas": u, "las": la} for g, w, u, la in groups]
+        print(json.dumps(out))
+        return 0
+    print(result.summary())
+    if groups:
+        print(f"\n| {args['by']} | words | UAS | LAS |\n|---|---|---|---|")
+        for g, w, u, la in groups:
+            print(f"| {g} | {w} | {u:.2f} | {la:.2f} |")
     return 0
 
 

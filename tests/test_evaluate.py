@@ -73,3 +73,27 @@ def test_cli_reports_mismatched_words(tmp_path, capsys):
     pred.write_text("1\tb\tb\tX\t_\t_\t0\troot\t_\t_\n\n")
     assert main([f"gold={gold}", f"pred={pred}"]) == 1
     assert f"{pred}:1:" in capsys.readouterr().err
+
+
+def test_breakdown_by_quarter_and_length(tmp_path, capsys):
+    from nparse.evaluate import breakdown, group_of
+
+    assert [group_of("quarter", i, 8) for i in range(1, 9)] == [f"quarter {q}" for q in (1, 1, 2, 2, 3, 3, 4, 4)]
+    assert [group_of("length", 1, n) for n in (1, 10, 11, 40, 41)] == ["1-10", "1-10", "11-20", "31-40", "41+"]
+    gold = read_conllu(treebank_files("dev")[0])[:200]
+    noisy = tmp_path / "noisy.conllu"
+    noisy_copy(treebank_files("dev")[0], noisy, 3)
+    pred = read_conllu(noisy)[:200]
+    rows = breakdown(gold, [p.heads for p in pred], [p.deprels for p in pred], "quarter")
+    assert [r[0] for r in rows] == [f"quarter {q}" for q in range(1, 5)]
+    assert sum(r[1] for r in rows) == sum(len(s) for s in gold)
+    # the groups' words and correct heads add up to the overall scores
+    from nparse.evaluate import score
+
+    overall = score(gold, [p.heads for p in pred], [p.deprels for p in pred])
+    assert sum(r[1] * r[2] for r in rows) / overall.words == pytest.approx(overall.uas)
+    full = tmp_path / "gold.conllu"
+    write_conllu(read_conllu(treebank_files("dev")[0]), full)
+    assert main([f"gold={full}", f"pred={noisy}", "by=length"]) == 0
+    out = capsys.readouterr().out
+    assert "| length | words | UAS | LAS |" in out and "| 1-10 |" in out

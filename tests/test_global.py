@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import random
 
 import pytest
@@ -128,3 +129,230 @@ def test_beam_items_marked_correct_match_exhaustive_search(case):
             continue
         checked += check_tree(system, oracle, heads, exact_for, i, settings_for(oracle, i))
     assert checked > 1000
+
+
+class DyadicScorer:
+    """Scores that are sums of multiples of 1/8: exact in any order of summation, with ties."""
+
+    def __init__(self, system, width: int, seed: int):
+        gen = torch.Generator().manual_seed(seed)
+        self.values = torch.randint(-16, 17, (width + 1, system.n_slots, len(system.actions)), generator=gen) / 8.0
+        self.values = self.values.double()
+        self.out = torch.nn.Linear(1, len(system.actions))  # out.out_features: the action count
+        self.slots = torch.arange(system.n_slots)
+
+    def scores(self, table, rows):
+        return self.values[rows, self.slots].sum(1)
+
+    def of(self, system, c, width: int) -> list[float]:
+        rows = torch.tensor([[w if w >= 0 else width for w in system.features(c)]])
+        return self.scores(None, rows)[0].tolist()
+
+
+def reference_first_update(system, oracle, gold, scorer, k: int, update: str):
+    """A plain Python beam over Config objects: (positive actions, negative actions, step) of
+    the first update, with the same candidate order (score, then transition score, then item
+    and action order) as the array implementation."""
+    n, width = gold.n, gold.n + 1
+
+    def expand(beam, only_correct):
+        cands = []
+        for score, actions, c, ok in beam:
+            if system.terminal(c):
+                cands.append((score, 0.0, actions, c, ok))
+                continue
+            local = scorer.of(system, c, width)
+            flags = oracle.correct(c, gold) if ok else [False] * len(local)
+            for a, legal in enumerate(system.legal(c)):
+                if legal and (flags[a] or not only_correct):
+                    child = c.copy()
+                    system.apply(child, a)
+                    cands.append((score + local[a], local[a], actions + [a], child, ok and flags[a]))
+        order = sorted(range(len(cands)), key=lambda i: (-cands[i][0], -cands[i][1], i))
+        return [cands[i] for i in order]
+
+    start = (0.0, [], system.initial(n), True)
+    beam, gold_beam, worst, t = [start], [start], None, 0
+    while True:
+        t += 1
+        cands = expand(beam, False)
+        new = [(s, a, c, ok) for s, _, a, c, ok in cands[:k]]
+        gold_new = [(s, a, c, ok) for s, _, a, c, ok in expand(gold_beam, True)[:k]]
+        if update == "early" and not any(it[3] for it in new):
+            pos = next(x for x in cands if x[4])
+            return pos[2], new[0][1], t
+        correct = [it for it in new if it[3]] + (gold_new if update != "early" else [])
+        best = max(correct, key=lambda it: it[0]) if correct else None
+        if update == "max_violation" and not new[0][3]:
+            gap = new[0][0] - best[0]
+            if worst is None or gap > worst[0]:
+                worst = (gap, best[1], new[0][1], t)
+        done = all(system.terminal(it[2]) for it in new + (gold_new if update != "early" else []))
+        if done:
+            if worst is not None:
+                return worst[1], worst[2], worst[3]
+            return best[1], new[0][1], t
+        beam, gold_beam = new, gold_new
+
+
+@pytest.mark.parametrize("update", ["early", "max_violation"])
+@pytest.mark.parametrize(
+    "name,oracle_name", [("arcstandard", "static"), ("arceager", "dynamic"), ("swapstandard", "ndall")]
+)
+def test_first_update_matches_a_plain_python_beam(update, name, oracle_name):
+    """Early update happens at the first step t where no beam item is correct, on the positive
+    and negative prefixes of that step (length t where every derivation has the same length:
+    arc-standard); max-violation at the step of the largest score gap. Checked against a plain
+    Python beam on 40 random trees of 2-9 words with scores that tie often."""
+    system = make_system(name)
+    oracle = make_oracle(system, oracle_name)
+    rng = random.Random(5)
+    seen = checked = 0
+    for i in itertools.count():
+        if checked == 40:
+            break
+        heads = random_tree(rng.randint(2, 9), rng)
+        gold = oracle.prepare(heads)
+        if gold is None:
+            continue
+        checked += 1
+        scorer = DyadicScorer(system, gold.n + 1, i)
+        search = GlobalSearch(
+            Layout(system, gold.n + 1), oracle, scorer, torch.zeros(gold.n + 2, 1), [gold], [gold.n],
+            GlobalSettings(3, update),
+        )  # fmt: skip
+        rec = search.run()
+        pos, neg, t = reference_first_update(system, oracle, gold, scorer, 3, update)
+        first = rec.updates[0]
+        assert search.derivation(first.pos)[1] == pos
+        assert search.derivation(first.neg)[1] == neg
+        if name == "arcstandard" and first.violation:
+            assert len(pos) == len(neg) == t
+        seen += first.violation
+    assert seen > 15
+
+
+class TableScorer:
+    """Hand-written transition scores by feature tuple (words at s0, s1, s2, b0; E = empty)."""
+
+    def __init__(self, system, width: int, table: dict):
+        self.width, self.table = width, table
+        self.out = torch.nn.Linear(1, len(system.actions))
+        self.n = len(system.actions)
+
+    def scores(self, _, rows):
+        keys = [tuple("E" if w == self.width else w for w in row) for row in rows.tolist()]
+        return torch.tensor([self.table.get(k, [0.0] * self.n) for k in keys], dtype=torch.float64)
+
+
+def test_hand_computed_early_and_max_violation_updates():
+    """Arc-standard, gold chain 0 -> 1 -> 2 -> 3 (static: SH SH SH RA RA RA), beam of one.
+    The beam takes LEFT at step 3 (score 1 against SHIFT 0): early update there, on prefixes of
+    length 3. Gaps between the beam's best and the gold prefix are then 1, 3, 0.5, 0.5 at steps
+    3-6, so max-violation updates at step 4."""
+    SH, LA, RA = 0, 1, 2
+    system = make_system("arcstandard")
+    oracle = make_oracle(system, "static")
+    gold = oracle.prepare([-1, 0, 1, 2])
+    scores = {
+        (2, 1, 0, 3): [0.0, 1.0, 0.0],  # step 3: LEFT (wrong) beats SHIFT
+        (2, 0, "E", 3): [2.0, 0.0, 0.0],  # beam, step 4: SHIFT +2 (gap 3)
+        (3, 2, 1, "E"): [0.0, -5.0, 0.0],  # gold, step 4: RIGHT 0
+        (3, 2, 0, "E"): [0.0, -3.0, -2.5],  # beam, step 5: RIGHT -2.5 (gap 0.5)
+        (2, 1, 0, "E"): [0.0, -5.0, 0.0],  # gold, step 5
+    }
+    expected = {"early": ([SH, SH, SH], [SH, SH, LA]), "max_violation": ([SH, SH, SH, RA], [SH, SH, LA, SH])}
+    for update, (pos, neg) in expected.items():
+        search = GlobalSearch(
+            Layout(system, 4), oracle, TableScorer(system, 4, scores), torch.zeros(5, 1), [gold], [3],
+            GlobalSettings(1, update),
+        )  # fmt: skip
+        rec = search.run()
+        assert [search.derivation(u.pos)[1] for u in rec.updates] == [pos], update
+        assert [search.derivation(u.neg)[1] for u in rec.updates] == [neg], update
+        assert rec.updates[0].violation
+
+
+RESTARTABLE = [
+    ("archybrid", "dynamic"), ("arceager", "dynamic"), ("swapstandard", "ndall"), ("swapstandard", "ndsw"),
+    ("twoplanar", "dynamic"), ("archybrid_swap", "static_dynamic"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("name,oracle_name", RESTARTABLE, ids=[f"{a}-{b}" for a, b in RESTARTABLE])
+def test_restart_terminates_and_covers_every_sentence(name, oracle_name):
+    """With restart the loop ends and every sentence's last positive example is a terminal
+    configuration (real EWT sentences, an untrained model: many updates per sentence)."""
+    from nparse.io.conllu import read_conllu
+    from nparse.io.data import collate, encode
+
+    from .conftest import EWT_DEV
+    from .test_beam import random_model
+
+    system = make_system(name)
+    oracle = make_oracle(system, oracle_name)
+    sents = [s for s in read_conllu(EWT_DEV)[:40]]
+    model = random_model(system, sents, seed=1)
+    examples = [encode(s, model.vocabs) for s in sents]
+    for e, s in zip(examples, sents):
+        e.gold = oracle.prepare(s.heads)
+    batch = collate(examples)
+    with torch.no_grad():
+        table = model.scorer.table(model.encoder(batch))
+    froms = ["positive", "negative"] if oracle.complete else ["positive"]
+    for update, restart_from in itertools.product(["early", "max_violation"], froms):
+        settings = GlobalSettings(4, update, restart=True, restart_from=restart_from)
+        search = GlobalSearch(Layout(system, batch.width), oracle, model.scorer, table, [e.gold for e in examples],
+                              [len(e) for e in examples], settings)  # fmt: skip
+        rec = search.run()
+        assert rec.reached_end == len(sents) and rec.covered == len(sents), (update, restart_from)
+        assert rec.violations >= len(sents)  # an untrained model errs in every sentence
+        assert rec.stuck == 0
+
+
+def derivation_score(system, scorer, table, width, start, actions) -> float:
+    """A derivation's score recomputed one configuration at a time (Python system)."""
+    total, c = 0.0, start.copy()
+    for a in actions:
+        rows = torch.tensor([[w if w >= 0 else width for w in system.features(c)]])
+        total += float(scorer.scores(table, rows)[0, a])
+        system.apply(c, a)
+    return total
+
+
+@pytest.mark.parametrize("loss", ["margin", "softmax"])
+def test_global_losses_equal_their_definitions(loss):
+    """The batched loss equals max(0, 1 + s(neg) - s(pos)) over violations (margin) or
+    -s(pos) + log(sum over the beam and pos of exp(s)) (softmax), with every derivation score
+    recomputed from its restart point one configuration at a time; gradients reach the table."""
+    from nparse.training.losses import global_loss
+
+    system = make_system("arceager")
+    oracle = make_oracle(system, "dynamic")
+    rng = random.Random(2)
+    for i in range(8):
+        heads = random_tree(rng.randint(3, 8), rng)
+        gold = oracle.prepare(heads)
+        width = gold.n + 1
+        scorer, _ = random_scorer(system, width, i)
+        table = scorer.table(torch.randn(1, width, 4)).detach().requires_grad_(True)
+        settings = GlobalSettings(3, "max_violation" if i % 2 else "early", loss=loss, restart=True)
+        search = GlobalSearch(Layout(system, width), oracle, scorer, table.detach(), [gold], [gold.n], settings)
+        rec = search.run()
+        value = global_loss(scorer, table, rec, loss)
+        want = 0.0
+        with torch.no_grad():
+            for u in rec.updates:
+                score = {}
+                for node in {u.pos, u.neg, *u.beam}:
+                    root, actions = search.derivation(node)
+                    start = search.layout.to_config(search.restart_rows[root], 0)
+                    score[node] = derivation_score(system, scorer, table, width, start, actions)
+                if loss == "margin":
+                    want += max(0.0, 1 + score[u.neg] - score[u.pos]) if u.violation else 0.0
+                else:
+                    others = [score[b] for b in u.beam if b != u.pos]
+                    want += float(torch.logsumexp(torch.tensor([score[u.pos], *others]), 0)) - score[u.pos]
+        assert float(value.detach()) == pytest.approx(want, rel=1e-4, abs=1e-4)
+        value.backward()
+        assert table.grad is not None and float(table.grad.abs().sum()) > 0

@@ -91,3 +91,48 @@ def test_pretrained_vectors_file(tmp_path):
     path.write_text("the 0.1 0.2 0.3\ncat 1 2\n")
     with pytest.raises(ValueError, match=r"vec.txt:2: expected 3 values"):
         read_vectors(path)
+
+
+def test_parse_with_a_beam_and_nbest(tiny_run, tmp_path):
+    """beam_size=K parses with a beam; nbest=k writes each sentence once per tree, best first,
+    with '# nbest = i' and '# score = S' comments, the first copy being the 1-best parse."""
+    gold = EWT_DEV.read_text(encoding="utf-8")
+    source = tmp_path / "in.conllu"
+    source.write_text("\n\n".join(gold.split("\n\n")[:20]) + "\n\n", encoding="utf-8")
+    best, many = tmp_path / "best.conllu", tmp_path / "nbest.conllu"
+    model = f"model={tiny_run / 'best.pt'}"
+    proc = parse_cmd(model, f"input={source}", f"output={best}", "beam_size=4")
+    assert proc.returncode == 0 and "beam 4" in proc.stderr, proc.stderr
+    proc = parse_cmd(model, f"input={source}", f"output={many}", "beam_size=4", "nbest=3")
+    assert proc.returncode == 0, proc.stderr
+    ones, lists = read_conllu(best), read_conllu(many)
+    assert len(ones) < len(lists) <= 3 * len(ones)
+    k = 0
+    for one in ones:
+        copies = []
+        while k < len(lists) and lists[k].sent_id == one.sent_id:
+            copies.append(lists[k])
+            k += 1
+        ranks = [int(next(c for c in s.lines if c.startswith("# nbest = ")).split("=")[1]) for s in copies]
+        scores = [float(next(c for c in s.lines if c.startswith("# score = ")).split("=")[1]) for s in copies]
+        assert ranks == list(range(1, len(copies) + 1))
+        assert scores == sorted(scores, reverse=True)
+        assert copies[0].heads == one.heads and copies[0].deprels == one.deprels
+        assert len({tuple(c.heads) for c in copies}) == len(copies)
+        assert all(tree_problem(c.heads) is None for c in copies)
+    assert k == len(lists)
+    proc = parse_cmd(model, f"input={source}", "beam_size=2", "nbest=3")
+    assert proc.returncode == 1 and "nbest=3" in proc.stderr
+
+
+def test_python_api_beam_and_nbest(tiny_run):
+    import nparse
+
+    parser = nparse.load(tiny_run / "best.pt", device="cpu")
+    assert parser.beam_size == 1  # trained with the greedy decoder
+    sents = read_conllu(EWT_DEV)[:10]
+    greedy = parser.parse(sents)
+    lists = parser.parse(sents, beam_size=4, nbest=2)
+    assert len(lists) == len(sents) and all(1 <= len(x) <= 2 for x in lists)
+    assert all(x[0].score >= x[-1].score and x[0].score is not None for x in lists)
+    assert [len(s) for s in greedy] == [len(x[0]) for x in lists]

@@ -183,3 +183,84 @@ def test_bad_data_path_names_the_key(tmp_path):
     proc = subprocess.run(cmd, cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=300)
     assert proc.returncode != 0
     assert "data.train=nope.conllu: file not found" in proc.stderr
+
+
+def test_init_from_starts_from_the_checkpoint_weights(tiny_run, tmp_path):
+    from hydra import compose, initialize_config_dir
+
+    from nparse.paths import CONF_DIR
+    from nparse.training.trainer import Trainer
+
+    overrides = ["+exp=beam_archybrid_imp_maxv", f"trainer.init_from={tiny_run / 'best.pt'}",
+                 "data.max_train_sentences=20", "data.dev=null", "data.test=null", "model.lstm_dim=7"]  # fmt: skip
+    with initialize_config_dir(config_dir=str(CONF_DIR), version_base="1.3"):
+        cfg = compose(config_name="config", overrides=overrides)
+    trainer = Trainer(cfg, tmp_path)
+    trainer.writer.close()
+    state = checkpoint.load(tiny_run / "best.pt")["model"]
+    mine = trainer.model.state_dict()
+    assert mine.keys() == state.keys()
+    assert all(torch.equal(mine[k], state[k]) for k in state)  # model.lstm_dim=7 is ignored (logged)
+
+
+def test_global_fine_tuning_from_a_greedy_checkpoint(tiny_run, tmp_path):
+    """trainer.init_from + trainer=global: the run starts from the greedy model's weights, trains
+    with beam search and logs the global statistics; the checkpoint parses with its beam."""
+    import nparse
+
+    dev = small_dev(tmp_path, 60)
+    run = tmp_path / "global"
+    metrics = run_train(
+        run,
+        "+exp=beam_archybrid_imp_maxv",
+        f"trainer.init_from={tiny_run / 'best.pt'}",
+        "data.max_train_sentences=64",
+        f"data.dev={dev}",
+        "data.test=null",
+        "trainer.epochs=1",
+        "trainer.beam_size=4",
+        "decoder.beam_size=4",
+    )
+    epoch = metrics["epochs"][0]
+    for key in ("updates_per_sentence", "derivation_share_updated", "end_reached", "beam_size", "SHIFT_per_sentence"):
+        assert key in epoch, key
+    assert epoch["end_reached"] == 1.0 and epoch["beam_size"] == 4  # restart covers every sentence
+    assert "initialised from" in (run / "train.log").read_text()
+    assert nparse.load(run / "best.pt", device="cpu").beam_size == 4
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    acc = EventAccumulator(str(run))
+    acc.Reload()
+    tags = set(acc.Tags()["scalars"])
+    for tag in ("train/updates_per_sentence", "train/derivation_share_updated", "train/end_reached",
+                "train/beam_size", "speed/epoch_seconds"):  # fmt: skip
+        assert tag in tags, tag
+
+
+@pytest.mark.parametrize(
+    "overrides,message",
+    [
+        (["+exp=beam_early", "trainer.restart=true"], "trainer.restart=true with oracle=static"),
+        (["+exp=beam_swapstd_ndall", "trainer.restart=true", "trainer.restart_from=negative"],
+         "trainer.restart_from=negative with oracle=ndall"),
+        (["+exp=beam_imp_early", "trainer.update=full"], "trainer.restart=true with trainer.update=full"),
+        (["+exp=beam_early", "trainer.restart_from=negative"], "trainer.restart_from=negative needs trainer.restart=true"),
+        (["+exp=beam_early", "trainer.update=late"], "trainer.update=late: choose one of"),
+        (["+exp=beam_imp_early", "trainer.restart=false", "trainer.update=full", "trainer.global_loss=softmax"],
+         "trainer.global_loss=softmax with trainer.update=full"),
+    ],
+)  # fmt: skip
+def test_global_settings_that_make_no_sense_stop_at_start_up(tmp_path, overrides, message):
+    cmd = [sys.executable, "-m", "nparse.train", f"hydra.run.dir={tmp_path}", "data.max_train_sentences=300",
+           "data.dev=null", "data.test=null", *overrides]  # fmt: skip
+    proc = subprocess.run(cmd, cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 1, proc.stderr[-2000:]
+    assert message in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_init_from_refuses_another_system(tiny_run, tmp_path):
+    cmd = [sys.executable, "-m", "nparse.train", f"hydra.run.dir={tmp_path}", "+exp=beam_early",
+           f"trainer.init_from={tiny_run / 'best.pt'}", "data.max_train_sentences=10", "data.dev=null",
+           "data.test=null"]  # fmt: skip
+    proc = subprocess.run(cmd, cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 1 and "trainer.init_from=" in proc.stderr and "system" in proc.stderr

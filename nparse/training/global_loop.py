@@ -97,7 +97,7 @@ class GlobalRecord:
     items: int = 0  # beam items scored
     stuck: int = 0  # sentences where no correct transition was left (should not happen)
     oracle_seconds: float = 0.0
-    actions: Counter = field(default_factory=Counter)  # transitions of the positive derivations
+    actions: Counter = field(default_factory=Counter)  # transitions of the positive examples
 
 
 @dataclass
@@ -176,6 +176,12 @@ class GlobalSearch:
         rec.rows = np.concatenate(self.rows) if self.rows else np.zeros((0, 1), dtype=np.int64)
         nodes = np.concatenate(self.node_parts)
         rec.parent, rec.row, rec.action = nodes[:, 0], nodes[:, 1], nodes[:, 2]
+        names = self.layout.system.actions
+        for u in rec.updates:  # the transitions the positive examples teach
+            node = u.pos
+            while rec.action[node] >= 0:
+                rec.actions[names[rec.action[node]]] += 1
+                node = rec.parent[node]
         return rec
 
     def step(self) -> None:
