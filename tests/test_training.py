@@ -240,17 +240,37 @@ def test_global_fine_tuning_from_a_greedy_checkpoint(tiny_run, tmp_path):
 @pytest.mark.parametrize(
     "overrides,message",
     [
-        (["+exp=beam_early", "trainer.restart=true"], "trainer.restart=true with oracle=static"),
         (["+exp=beam_swapstd_ndall", "trainer.restart=true", "trainer.restart_from=negative"],
          "trainer.restart_from=negative with oracle=ndall"),
         (["+exp=beam_imp_early", "trainer.update=full"], "trainer.restart=true with trainer.update=full"),
         (["+exp=beam_early", "trainer.restart_from=negative"], "trainer.restart_from=negative needs trainer.restart=true"),
         (["+exp=beam_early", "trainer.update=late"], "trainer.update=late: choose one of"),
+        (["+exp=beam_early", "trainer.beam_size=0"], "trainer.beam_size=0"),
+    ],
+)  # fmt: skip
+def test_global_settings_that_make_no_sense_are_refused(overrides, message):
+    from hydra import compose, initialize_config_dir
+
+    from nparse.paths import CONF_DIR
+    from nparse.systems import make_oracle, make_system
+    from nparse.training.trainer import global_settings
+
+    with initialize_config_dir(config_dir=str(CONF_DIR), version_base="1.3"):
+        cfg = compose(config_name="config", overrides=overrides)
+    oracle = make_oracle(make_system(cfg.system.name), cfg.oracle.name)
+    with pytest.raises(ValueError, match=message):
+        global_settings(cfg, oracle)
+
+
+@pytest.mark.parametrize(
+    "overrides,message",
+    [
+        (["+exp=beam_early", "trainer.restart=true"], "trainer.restart=true with oracle=static"),
         (["+exp=beam_imp_early", "trainer.restart=false", "trainer.update=full", "trainer.global_loss=softmax"],
          "trainer.global_loss=softmax with trainer.update=full"),
     ],
 )  # fmt: skip
-def test_global_settings_that_make_no_sense_stop_at_start_up(tmp_path, overrides, message):
+def test_training_stops_at_start_up_naming_the_keys(tmp_path, overrides, message):
     cmd = [sys.executable, "-m", "nparse.train", f"hydra.run.dir={tmp_path}", "data.max_train_sentences=300",
            "data.dev=null", "data.test=null", *overrides]  # fmt: skip
     proc = subprocess.run(cmd, cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=300)

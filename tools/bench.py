@@ -1,10 +1,14 @@
 """Training and parsing speed on EWT with the current code.
 
     python tools/bench.py [+exp=archybrid_dynamic] [key=value ...] [--train-sentences N] [--epoch E]
+                          [--beam K] [--global]
 
-Trains one epoch (exploration on, as in epoch E of a real run; default 2) on the training set,
-then parses dev + test with the resulting model, and prints sentences/s and tokens/s together
-with the machine it ran on. Overrides are Hydra overrides of the training config.
+Trains one greedy epoch (exploration on, as in epoch E of a real run; default 2) on the training
+set, then parses dev + test with the resulting model greedily and, with ``--beam K``, with a
+beam of K; with ``--global`` it then trains one more epoch with beam search (the config's
+``trainer=global`` settings, or the defaults of conf/trainer/global.yaml, beam size K). Prints
+sentences/s and tokens/s of each, the ratios to greedy, and the machine it ran on. Overrides are
+Hydra overrides of the training config.
 """
 
 from __future__ import annotations
@@ -20,12 +24,13 @@ from pathlib import Path
 
 import torch
 from hydra import compose, initialize_config_dir
+from omegaconf import OmegaConf
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from nparse.api import Parser  # noqa: E402
 from nparse.paths import CONF_DIR  # noqa: E402
-from nparse.training.trainer import Trainer  # noqa: E402
+from nparse.training.trainer import Trainer, global_settings  # noqa: E402
 
 
 def machine() -> str:
@@ -49,6 +54,8 @@ def main() -> None:
     ap.add_argument("overrides", nargs="*", help="Hydra overrides (default: +exp=archybrid_dynamic)")
     ap.add_argument("--train-sentences", type=int, default=0, help="train on the first N sentences only")
     ap.add_argument("--epoch", type=int, default=2, help="epoch number to imitate (decides exploration)")
+    ap.add_argument("--beam", type=int, default=0, help="also parse with a beam of K")
+    ap.add_argument("--global", dest="global_epoch", action="store_true", help="also train one global epoch")
     ap.add_argument("--json", action="store_true", help="print one JSON line instead of a table")
     args = ap.parse_args()
     overrides = args.overrides or ["+exp=archybrid_dynamic"]
@@ -60,16 +67,30 @@ def main() -> None:
 
     with tempfile.TemporaryDirectory() as tmp:
         trainer = Trainer(cfg, Path(tmp))
+        settings = trainer.global_settings
+        trainer.global_settings = None  # the first epoch is greedy
         train_tokens = sum(len(e) for e in trainer.train_examples)
         stats = trainer.train_epoch(args.epoch)
-        trainer.writer.close()
         parser = Parser(trainer.model)
         sents = trainer.data.dev + trainer.data.test
         tokens = sum(len(s) for s in sents)
-        parser.parse_sentences(sents[:100], cfg.decoder.batch_size)  # warm-up
-        start = time.perf_counter()
-        parser.parse_sentences(sents, cfg.decoder.batch_size)
-        parse_seconds = time.perf_counter() - start
+        parser.parse_sentences(sents[:100], cfg.decoder.batch_size, beam_size=1)  # warm-up
+        timings = {}
+        for k in [1] + ([args.beam] if args.beam else []):
+            start = time.perf_counter()
+            parser.parse_sentences(sents, cfg.decoder.batch_size, beam_size=k)
+            timings[k] = time.perf_counter() - start
+        global_stats = None
+        if args.global_epoch:
+            if settings is None:  # a greedy experiment: the defaults of conf/trainer/global.yaml
+                defaults = OmegaConf.load(CONF_DIR / "trainer" / "global.yaml")
+                defaults.pop("defaults")
+                defaults.beam_size = args.beam or defaults.beam_size
+                settings = global_settings(OmegaConf.merge(cfg, {"trainer": defaults}), trainer.oracle)
+            trainer.global_settings = settings
+            global_stats = trainer.train_epoch(args.epoch)
+        trainer.writer.close()
+    parse_seconds = timings[1]
     result = {
         "exp": cfg.exp_name,
         "train_sentences": len(trainer.train_examples),
@@ -86,6 +107,25 @@ def main() -> None:
         "machine": machine(),
         "device": str(trainer.device),
     }
+    if args.beam:
+        beam_seconds = timings[args.beam]
+        result.update(
+            beam=args.beam,
+            beam_parse_seconds=round(beam_seconds, 2),
+            beam_parse_sentences_per_s=round(len(sents) / beam_seconds, 1),
+            beam_parse_tokens_per_s=round(tokens / beam_seconds, 1),
+            beam_parse_ratio=round(beam_seconds / parse_seconds, 2),
+        )
+    if global_stats is not None:
+        gs = trainer.global_settings
+        result.update(
+            global_settings=f"beam {gs.beam_size}, {gs.update}, {gs.loss}, restart={gs.restart}",
+            global_train_seconds=round(global_stats["seconds"], 2),
+            global_train_sentences_per_s=round(global_stats["sentences_per_s"], 1),
+            global_train_tokens_per_s=round(global_stats["tokens_per_s"], 1),
+            global_oracle_share=round(global_stats["oracle_share"], 3),
+            global_train_ratio=round(global_stats["seconds"] / stats["seconds"], 2),
+        )
     if args.json:
         print(json.dumps(result))
         return
@@ -101,6 +141,24 @@ def main() -> None:
         f"| greedy parsing (dev+test) | {len(sents)} | {tokens} | {result['parse_seconds']} "
         f"| {result['parse_sentences_per_s']:.0f} | {result['parse_tokens_per_s']:.0f} |"
     )
+    if args.beam:
+        print(
+            f"| beam {args.beam} parsing (dev+test) | {len(sents)} | {tokens} | {result['beam_parse_seconds']} "
+            f"| {result['beam_parse_sentences_per_s']:.0f} | {result['beam_parse_tokens_per_s']:.0f} |"
+        )
+    if global_stats is not None:
+        print(
+            f"| global training (1 epoch: {result['global_settings']}) | {result['train_sentences']} | {train_tokens} "
+            f"| {result['global_train_seconds']} | {result['global_train_sentences_per_s']:.0f} "
+            f"| {result['global_train_tokens_per_s']:.0f} |"
+        )
+    if args.beam:
+        print(f"beam {args.beam} parsing takes {result['beam_parse_ratio']}x the time of greedy parsing")
+    if global_stats is not None:
+        print(
+            f"a global training epoch takes {result['global_train_ratio']}x a greedy one "
+            f"(oracle: {100 * result['global_oracle_share']:.1f}% of it)"
+        )
 
 
 if __name__ == "__main__":

@@ -2,12 +2,15 @@
 
     python tools/check_oracles.py [--system NAME] [--all-up-to N] [--random-up-to M] [--per-size K]
     python tools/check_oracles.py --planar-agnostic [--all-up-to N]
+    python tools/check_oracles.py --beam [--system NAME] [--all-up-to N] [--random-up-to M] [--per-size K]
 
 The first form compares every dynamic and non-deterministic oracle (or one system's) with
 exhaustive search, as tests/test_oracles.py does, on every tree up to N words and K random trees
 of each size up to M. The second reports how often the 2-Planar dynamic oracle's zero-cost set
 differs from the plane-agnostic one (minimum Hamming loss over every plane assignment) on
-configurations reached by random transitions.
+configurations reached by random transitions. The third checks the *correct* marks of beam items
+in global training against exhaustive search (nparse/training/beam_check.py) for every oracle,
+as tests/test_global.py does at smaller sizes.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from nparse.systems import archybrid_swap, make_oracle, make_system, swapstandard, twoplanar  # noqa: E402
 from nparse.systems.search import ExactLoss, check_oracle, random_walk, small_trees  # noqa: E402
+from nparse.training import beam_check  # noqa: E402
 from nparse.trees import is_projective  # noqa: E402
 
 
@@ -101,6 +105,21 @@ def planar_agnostic(args) -> None:
         )
 
 
+def beam(args) -> None:
+    """The correct marks of beam items, every oracle, every tree up to N words."""
+    for case in beam_check.CASES:
+        label = f"{case.system} {case.oracle}"
+        if args.system and not label.startswith(args.system):
+            continue
+        start = time.perf_counter()
+        sizes = {n: args.per_size for n in range(args.all_up_to + 1, args.random_up_to + 1)}
+        trees, checked, bad = beam_check.check_case(case, args.all_up_to, sizes, args.seed)
+        status = "OK" if not bad else f"{len(bad)}+ MISMATCHES, first: {bad[0]}"
+        print(
+            f"beam {label}: {trees} trees, {checked} items {status} ({time.perf_counter() - start:.0f} s)", flush=True
+        )
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--system", help="only cases whose label starts with this (e.g. twoplanar)")
@@ -110,8 +129,12 @@ def main() -> None:
     ap.add_argument("--walks", type=int, default=2)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--planar-agnostic", action="store_true")
+    ap.add_argument("--beam", action="store_true", help="check the correct marks of beam items instead")
     args = ap.parse_args()
-    planar_agnostic(args) if args.planar_agnostic else check(args)
+    if args.beam:
+        beam(args)
+    else:
+        planar_agnostic(args) if args.planar_agnostic else check(args)
 
 
 if __name__ == "__main__":

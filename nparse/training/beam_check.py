@@ -1,0 +1,146 @@
+"""Exhaustive check of the *correct* flags of beam items (tests/test_global.py, tools/check_oracles.py).
+
+A sentence runs through global training (``GlobalSearch``) with random scores; after every step
+every item of the beam and of the gold beam is compared with exhaustive search from its restart
+point c0, replayed on the Python systems (not the array code):
+- static oracles: correct iff the item's transitions since c0 are the oracle's sequence;
+- the others: correct iff the minimum reachable loss of the item equals that of c0 (the best
+  tree reachable from the restart point is still reachable), under the restriction the oracle is
+  exact for (the ``reference_search`` of its module); an item that left the restriction is wrong
+  by definition and not compared.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from typing import Callable, Iterator
+
+import torch
+
+from ..models.scorer import TransitionScorer
+from ..systems import Oracle, StaticOracle, archybrid_swap, make_oracle, make_system, swapstandard, twoplanar
+from ..systems.arrays import Layout
+from ..systems.search import ExactLoss, all_trees, random_tree
+from ..trees import is_projective
+from .global_loop import GlobalSearch, GlobalSettings
+
+
+@dataclass
+class Case:
+    system: str
+    oracle: str
+    exact: Callable | None  # (system, gold) -> ExactLoss; None for static oracles
+    projective_only: bool = False  # the oracle is exact on projective trees only
+    options: dict | None = None
+
+    def make(self):
+        system = make_system(self.system)
+        return system, make_oracle(system, self.oracle, **(self.options or {}))
+
+
+def _plain(system, gold):
+    return ExactLoss(system, gold.heads)
+
+
+CASES = [
+    Case("archybrid", "static", None),
+    Case("archybrid", "dynamic", _plain, projective_only=True),
+    Case("arceager", "static", None),
+    Case("arceager", "dynamic", _plain, projective_only=True),
+    Case("arcstandard", "static", None),
+    Case("swapstandard", "eager", None),
+    Case("swapstandard", "lazy", None),
+    Case("swapstandard", "minimal", None),
+    Case("swapstandard", "ndsw", lambda s, g: swapstandard.reference_search(s, g, eager_arcs=True)),
+    Case("swapstandard", "ndall", lambda s, g: swapstandard.reference_search(s, g)),
+    Case("twoplanar", "static", None),
+    # Switch regularization deliberately calls some zero-cost SWITCHes wrong: check the exact oracle.
+    Case(
+        "twoplanar", "dynamic", lambda s, g: twoplanar.reference_search(s, g), options={"switch_regularization": False}
+    ),
+    Case("archybrid_swap", "static", None),
+    Case("archybrid_swap", "static_dynamic", lambda s, g: archybrid_swap.reference_search(s, g)),
+]
+
+
+def random_scorer(system, width: int, seed: int) -> tuple[TransitionScorer, torch.Tensor]:
+    """A small random transition scorer and its first-layer table for one sentence."""
+    torch.manual_seed(seed)
+    scorer = TransitionScorer(4, system.n_slots, 6, len(system.actions))
+    with torch.no_grad():
+        scorer.out.weight.mul_(4.0)
+        table = scorer.table(torch.randn(1, width, 4))
+    return scorer, table
+
+
+def settings_for(oracle: Oracle, i: int, beam: int = 3) -> GlobalSettings:
+    """Cycle through the update modes, and restarts where the oracle allows them."""
+    choices = [GlobalSettings(beam, "early"), GlobalSettings(beam, "max_violation")]
+    if not isinstance(oracle, StaticOracle):
+        choices += [GlobalSettings(beam, "early", restart=True), GlobalSettings(beam, "max_violation", restart=True)]
+    if oracle.complete:
+        choices.append(GlobalSettings(beam, "early", restart=True, restart_from="negative"))
+    return choices[i % len(choices)]
+
+
+def check_tree(case: Case, system, oracle, heads: list[int], seed: int, settings: GlobalSettings) -> tuple[int, list]:
+    """(items checked, mismatches) for one sentence run with random scores."""
+    gold = oracle.prepare(heads)
+    if gold is None or (case.projective_only and not is_projective(heads)):
+        return 0, []
+    n = gold.n
+    layout = Layout(system, n + 1)
+    scorer, table = random_scorer(system, n + 1, seed)
+    search = GlobalSearch(layout, oracle, scorer, table, [gold], [n], settings)
+    exact = case.exact(system, gold) if case.exact else None
+    sequence = oracle.sequence(gold) if isinstance(oracle, StaticOracle) else None
+
+    def minloss(c) -> float:
+        return exact.built(c) + exact.future(c)
+
+    checked, bad = 0, []
+    while len(search.sent):
+        search.step()
+        for i in range(len(search.sent)):
+            root, actions = search.derivation(int(search.node[i]))
+            start = layout.to_config(search.restart_rows[root], 0)
+            path = [start]
+            for a in actions:
+                c = path[-1].copy()
+                system.apply(c, a)
+                path.append(c)
+            item = path[-1]
+            marked = bool(search.correct[i])
+            if layout.to_config(search.states, i).heads != item.heads:
+                bad.append((heads, actions, "array row differs from the replayed configuration"))
+            elif sequence is not None:
+                if marked != (actions == sequence[start.steps : start.steps + len(actions)]):
+                    bad.append((heads, actions, marked))
+            elif all(a in exact.moves(c) for c, a in zip(path, actions)):
+                if marked != (minloss(item) == minloss(start)):
+                    bad.append((heads, actions, marked))
+            checked += 1
+    return checked, bad
+
+
+def trees(all_up_to: int, random_sizes: dict[int, int], rng: random.Random) -> Iterator[list[int]]:
+    """Every tree up to ``all_up_to`` words, then ``random_sizes[n]`` random trees of n words."""
+    for n in range(1, all_up_to + 1):
+        yield from all_trees(n)
+    for n, count in sorted(random_sizes.items()):
+        for _ in range(count):
+            yield random_tree(n, rng)
+
+
+def check_case(case: Case, all_up_to: int, random_sizes: dict[int, int], seed: int = 11) -> tuple[int, int, list]:
+    """(trees, items checked, first mismatches) of one system/oracle pair."""
+    system, oracle = case.make()
+    rng = random.Random(seed)
+    count, checked, bad = 0, 0, []
+    for i, heads in enumerate(trees(all_up_to, random_sizes, rng)):
+        done, wrong = check_tree(case, system, oracle, heads, i, settings_for(oracle, i))
+        count += done > 0
+        checked += done
+        bad += wrong[: max(0, 5 - len(bad))]
+    return count, checked, bad
