@@ -52,8 +52,8 @@ import torch
 
 from ..decoding.beam import score_rows, step
 from ..models.scorer import TransitionScorer
-from ..systems import Oracle
-from ..systems.arrays import L_HEADS, L_N, Layout
+from ..systems import Oracle, StaticOracle
+from ..systems.arrays import L_HEADS, L_N, L_STEPS, Layout
 
 UPDATES = ("early", "max_violation", "full")
 LOSSES = ("margin", "softmax")
@@ -116,6 +116,13 @@ class _Track:
     last_pos_row: np.ndarray | None = None  # the configuration of the last positive example
 
 
+def static_sequence(oracle: StaticOracle, gold) -> list[int]:
+    """The oracle's transition sequence for a gold tree (it prepared), computed once, kept with it."""
+    if not hasattr(gold, "static_sequence"):
+        gold.static_sequence = oracle.sequence(gold)
+    return gold.static_sequence
+
+
 class GlobalSearch:
     """Beam search over a batch with the updates of ``settings`` (one instance per batch)."""
 
@@ -134,6 +141,12 @@ class GlobalSearch:
         self.k = settings.beam_size
         self.kinds = 1 if settings.update == "early" else 2  # a gold beam beside the beam
         self.tracks = [_Track() for _ in lengths]
+        # A static oracle's correct items follow its sequence from the start: read it, do not ask.
+        self.sequences = None
+        if isinstance(oracle, StaticOracle):
+            if settings.restart:
+                raise ValueError(f"{oracle.name} is a static oracle: it cannot restart")
+            self.sequences = [static_sequence(oracle, g) for g in golds]
         self.rec = GlobalRecord(*(np.zeros(0, dtype=np.int64) for _ in range(4)), sentences=len(lengths))
         self.rows: list[np.ndarray] = []
         self.n_rows = 0
@@ -196,9 +209,15 @@ class GlobalSearch:
         # The oracle, asked only about correct items that can still move.
         ok = np.zeros_like(legal)
         clock = time.perf_counter()
-        for i in np.flatnonzero(self.correct & ~done):
-            flags = self.oracle.correct(layout.to_config(self.states, int(i)), self.golds[self.sent[i]])
-            ok[i] = np.array(flags, dtype=bool) & legal[i]
+        ask = np.flatnonzero(self.correct & ~done)
+        if self.sequences is not None:  # a static oracle: the next transition of its sequence
+            steps = self.states[ask, layout.offsets[L_STEPS]]
+            ok[ask, [self.sequences[self.sent[i]][t] for i, t in zip(ask, steps)]] = True
+            ok &= legal
+        else:
+            for i in ask:
+                flags = self.oracle.correct(layout.to_config(self.states, int(i)), self.golds[self.sent[i]])
+                ok[i] = np.array(flags, dtype=bool) & legal[i]
         rec.oracle_seconds += time.perf_counter() - clock
         allowed = np.where((self.kind == 0)[:, None], legal, ok)
         s = step(
