@@ -17,7 +17,7 @@ from ..systems import Oracle, TransitionSystem
 from ..systems.arrays import Layout
 from ..systems.base import single_rooted
 from ..training.local import Steps, train_loop
-from ..training.global_loop import GlobalRecord, GlobalSettings, global_loop
+from ..training.global_loop import GlobalRecord, GlobalSearch, GlobalSettings
 from ..training.losses import global_loss, hinge_loss
 from .encoder import Encoder
 from .scorer import LabelScorer, TransitionScorer
@@ -123,7 +123,7 @@ class ParserModel(nn.Module):
         golds = [e.gold for e in batch.examples]
         lengths = [len(e) for e in batch.examples]
         layout = Layout(self.system, batch.width)
-        rec = global_loop(layout, oracle, self.scorer, table.detach(), golds, lengths, settings)
+        rec = GlobalSearch(layout, oracle, self.scorer, table.detach(), golds, lengths, settings).run()
         return global_loss(self.scorer, table, rec, settings.loss) + self._label_loss(vectors, batch), rec
 
     def _label_loss(self, vectors: torch.Tensor, batch: Batch) -> torch.Tensor:

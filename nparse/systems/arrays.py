@@ -168,9 +168,10 @@ def _top(row, off, k):
 
 @njit(cache=True)
 def _inactive_stack(row, off):
-    if row[off[L_ACTIVE]] == 0:
-        return off[L_STACK2], row[off[L_NS2]]
-    return off[L_STACK], row[off[L_NS]]
+    """(column of the bottom, length) of 2-Planar's inactive stack."""
+    if row[off[L_ACTIVE]] == 1:
+        return off[L_STACK], row[off[L_NS]]
+    return off[L_STACK2], row[off[L_NS2]]
 
 
 @njit(cache=True)

@@ -376,17 +376,4 @@ class GlobalSearch:
         self.starts = np.concatenate([[0], np.cumsum(sizes)])
 
 
-def global_loop(
-    layout: Layout,
-    oracle: Oracle,
-    scorer: TransitionScorer,
-    table: torch.Tensor,
-    golds: list,
-    lengths: list[int],
-    settings: GlobalSettings,
-) -> GlobalRecord:
-    """Run a batch through beam search with the updates of ``settings`` (no autograd)."""
-    return GlobalSearch(layout, oracle, scorer, table, golds, lengths, settings).run()
-
-
-__all__ = ["GlobalRecord", "GlobalSearch", "GlobalSettings", "Update", "global_loop"]
+__all__ = ["GlobalRecord", "GlobalSearch", "GlobalSettings", "Update"]
