@@ -61,6 +61,7 @@ class Layout:
         self.mod_left = np.array([left for left, _ in sources], dtype=np.bool_)
         self.mod_src = np.array([i for _, i in sources], dtype=np.int64)
         self.n_actions = len(system.actions)
+        self.config_type = type(system.initial(1))
 
     @property
     def row_width(self) -> int:
@@ -95,29 +96,24 @@ class Layout:
         return states[i, off[L_HEADS] : off[L_HEADS] + n + 1].tolist()
 
     def to_config(self, states: np.ndarray, i: int) -> Config:
-        """Row i as the system's ``Config``, for the oracles."""
+        """Row i as the system's ``Config``, for the oracles (every slot set from the row)."""
         off = self.offsets
-        row = states[i]
-        n = int(row[off[L_N]])
-        c = self.system.initial(n)
-
-        def block(start: int, length: int) -> list[int]:
-            return row[start : start + length].tolist()
-
-        c.heads = block(off[L_HEADS], n + 1)
-        c.lmod = block(off[L_LMOD], n + 1)
-        c.rmod = block(off[L_RMOD], n + 1)
-        c.buffer = block(off[L_BUF], int(row[off[L_NB]]))
-        c.steps = int(row[off[L_STEPS]])
+        row = states[i].tolist()
+        n = row[off[L_N]]
+        c = object.__new__(self.config_type)
+        heads, lmod, rmod, buf = off[L_HEADS], off[L_LMOD], off[L_RMOD], off[L_BUF]
+        c.n, c.steps = n, row[off[L_STEPS]]
+        c.heads, c.lmod, c.rmod = row[heads : heads + n + 1], row[lmod : lmod + n + 1], row[rmod : rmod + n + 1]
+        c.buffer = row[buf : buf + row[off[L_NB]]]
+        stack = row[off[L_STACK] : off[L_STACK] + row[off[L_NS]]]
         if self.code == TWOPLANAR:
-            active = int(row[off[L_ACTIVE]])
-            planes = [block(off[L_STACK], int(row[off[L_NS]])), block(off[L_STACK2], int(row[off[L_NS2]]))]
-            c.stack, c.stack2 = planes[active], planes[1 - active]  # type: ignore[attr-defined]
-            c.active = active  # type: ignore[attr-defined]
-            c.switched = bool(row[off[L_SWITCHED]])  # type: ignore[attr-defined]
-            c.plane = block(off[L_PLANE], n + 1)  # type: ignore[attr-defined]
+            other = row[off[L_STACK2] : off[L_STACK2] + row[off[L_NS2]]]
+            active = row[off[L_ACTIVE]]
+            c.stack, c.stack2 = (stack, other) if active == 0 else (other, stack)  # type: ignore[attr-defined]
+            c.active, c.switched = active, bool(row[off[L_SWITCHED]])  # type: ignore[attr-defined]
+            c.plane = row[off[L_PLANE] : off[L_PLANE] + n + 1]  # type: ignore[attr-defined]
         else:
-            c.stack = block(off[L_STACK], int(row[off[L_NS]]))
+            c.stack = stack
         return c
 
 

@@ -50,7 +50,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import torch
 
-from ..decoding.beam import score_rows, step
+from ..decoding.beam import flatten, score_rows, step
 from ..models.scorer import TransitionScorer
 from ..systems import Oracle, StaticOracle
 from ..systems.arrays import L_HEADS, L_N, L_STEPS, Layout
@@ -215,9 +215,14 @@ class GlobalSearch:
             ok[ask, [self.sequences[self.sent[i]][t] for i, t in zip(ask, steps)]] = True
             ok &= legal
         else:
+            seen: dict[tuple[int, bytes], np.ndarray] = {}  # the beam and the gold beam share items
             for i in ask:
-                flags = self.oracle.correct(layout.to_config(self.states, int(i)), self.golds[self.sent[i]])
-                ok[i] = np.array(flags, dtype=bool) & legal[i]
+                key = (int(self.sent[i]), self.states[i].tobytes())
+                flags = seen.get(key)
+                if flags is None:
+                    c = layout.to_config(self.states, int(i))
+                    flags = seen[key] = np.array(self.oracle.correct(c, self.golds[self.sent[i]]), dtype=bool)
+                ok[i] = flags & legal[i]
         rec.oracle_seconds += time.perf_counter() - clock
         allowed = np.where((self.kind == 0)[:, None], legal, ok)
         s = step(
@@ -227,10 +232,21 @@ class GlobalSearch:
         )  # fmt: skip
         self.s = s
         self.sel_node = self.candidate_nodes(s.parent, s.action, s.count)
+        # Sentences with nothing to decide (no error, no possible violation, not finished) go on.
+        valid = np.arange(self.k)[None, :] < s.count[:, None]
+        finished = ((s.action < 0) | ~valid).all(1)
+        free = np.arange(0, len(self.starts) - 1, self.kinds)
+        over = finished[free] & finished[free + self.kinds - 1]
+        if self.settings.update == "early":
+            attention = ~(s.marked & valid)[free].any(1) | over
+        elif self.settings.update == "max_violation":
+            attention = ~s.marked[free, 0] | over
+        else:
+            attention = over
         pieces = []
-        for g in range(0, len(self.starts) - 1, self.kinds):
+        for g, look in zip(free, attention):
             b = int(self.sent[self.starts[g]])
-            pieces.append((b, g, self.decide(b, g)))
+            pieces.append((b, g, self.decide(b, g) if look else "keep"))
         self.advance(pieces)
 
     def candidate_nodes(self, parent: np.ndarray, action: np.ndarray, count: np.ndarray) -> np.ndarray:
@@ -337,43 +353,48 @@ class GlobalSearch:
 
     def advance(self, pieces: list[tuple[int, int, object]]) -> None:
         """The rows of the next step: kept candidates, or a fresh segment from a restart row."""
-        s, k = self.s, self.kinds
-        parts: dict[str, list[np.ndarray]] = {key: [] for key in ("states", "sent", "kind", "node", "correct", "score")}
-        sizes = []
+        s, kinds = self.s, self.kinds
+        keep, keep_at, restarts, restart_at, seg_sent, seg_kind, sizes = [], [], [], [], [], [], []
         for b, gf, what in pieces:
             if what is None:
                 continue
-            for kd in range(k):
+            for kd in range(kinds):
                 if isinstance(what, str):
-                    g = gf + kd
-                    c = int(s.count[g])
-                    sub = self.states[s.parent[g, :c]]
-                    self.layout.apply(sub, s.action[g, :c])
-                    parts["states"].append(sub)
-                    parts["node"].append(self.sel_node[g, :c])
-                    parts["correct"].append(s.marked[g, :c])
-                    parts["score"].append(s.total[g, :c])
+                    keep.append(gf + kd)
+                    keep_at.append(len(sizes))
+                    sizes.append(int(s.count[gf + kd]))
                 else:
-                    c = 1
-                    parts["states"].append(what)  # type: ignore[arg-type]
-                    root = self.new_nodes(np.full((1, 3), -1))
-                    self.restart_rows[int(root[0])] = what  # type: ignore[assignment]
-                    parts["node"].append(root)
-                    parts["correct"].append(np.ones(1, dtype=bool))
-                    parts["score"].append(np.zeros(1))
-                parts["sent"].append(np.full(c, b))
-                parts["kind"].append(np.full(c, kd))
-                sizes.append(c)
-        if not sizes:
-            self.sent = np.zeros(0, dtype=np.int64)
-            return
-        self.states = np.concatenate(parts["states"])
-        self.sent = np.concatenate(parts["sent"])
-        self.kind = np.concatenate(parts["kind"])
-        self.node = np.concatenate(parts["node"])
-        self.correct = np.concatenate(parts["correct"]).astype(bool)
-        self.item_score = np.concatenate(parts["score"]).astype(float)
-        self.starts = np.concatenate([[0], np.cumsum(sizes)])
+                    restarts.append(what)
+                    restart_at.append(len(sizes))
+                    sizes.append(1)
+                seg_sent.append(b)
+                seg_kind.append(kd)
+        starts = np.concatenate([[0], np.cumsum(sizes, dtype=np.int64)])
+        total = int(starts[-1])
+        self.sent = np.repeat(np.array(seg_sent, dtype=np.int64), sizes)
+        self.kind = np.repeat(np.array(seg_kind, dtype=np.int64), sizes)
+        states = np.empty((total, self.states.shape[1]), dtype=self.states.dtype)
+        node = np.empty(total, dtype=np.int64)
+        correct = np.empty(total, dtype=bool)
+        score = np.empty(total)
+        if keep:
+            groups = np.array(keep)
+            counts = s.count[groups]
+            first = np.repeat(np.cumsum(counts) - counts, counts)
+            dest = np.repeat(starts[keep_at], counts) + np.arange(int(counts.sum())) - first
+            sub = self.states[flatten(groups, s.count, s.parent)]
+            self.layout.apply(sub, flatten(groups, s.count, s.action))
+            states[dest] = sub
+            node[dest] = flatten(groups, s.count, self.sel_node)
+            correct[dest] = flatten(groups, s.count, s.marked)
+            score[dest] = flatten(groups, s.count, s.total)
+        if restarts:
+            dest = starts[restart_at]
+            states[dest] = np.concatenate(restarts)  # type: ignore[arg-type]
+            roots = self.new_nodes(np.full((len(dest), 3), -1))
+            self.restart_rows.update((int(r), row) for r, row in zip(roots, restarts))  # type: ignore[misc]
+            node[dest], correct[dest], score[dest] = roots, True, 0.0
+        self.states, self.node, self.correct, self.item_score, self.starts = states, node, correct, score, starts
 
 
 __all__ = ["GlobalRecord", "GlobalSearch", "GlobalSettings", "Update"]
