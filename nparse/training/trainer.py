@@ -37,7 +37,7 @@ ORACLE_TRAINING_KEYS = ("name", "explore_p", "explore_from_epoch")
 # Per-epoch statistics drawn in TensorBoard under train/ (greedy or global training).
 TRAIN_CURVES = (
     "transitions_per_sentence", "exploration_rate", "error_rate", "explore_p", "oracle_share",
-    "beam_size", "updates_per_sentence", "derivation_share_updated", "end_reached", "beam_steps_per_sentence",
+    "beam_size", "updates_per_sentence", "derivation_share_updated", "end_reached",
 )  # fmt: skip
 
 
@@ -319,7 +319,6 @@ class Trainer:
                 updates_per_sentence=totals["updates"] / sents,
                 derivation_share_updated=totals["covered"] / sents,
                 end_reached=totals["reached_end"] / sents,
-                beam_steps_per_sentence=totals["beam_steps"] / sents,
             )
             if totals["stuck"]:
                 log.warning("%d sentences had no correct transition left (oracle dead end)", totals["stuck"])
@@ -339,7 +338,7 @@ class Trainer:
         loss, rec = self.model.global_train_step(batch, self.oracle, self.global_settings)
         counts = {
             "updates": rec.violations, "covered": rec.covered, "reached_end": rec.reached_end,
-            "beam_steps": rec.steps * len(batch.examples), "stuck": rec.stuck, "oracle": rec.oracle_seconds,
+            "stuck": rec.stuck, "oracle": rec.oracle_seconds,
         }  # fmt: skip
         return loss, counts, rec.actions
 
