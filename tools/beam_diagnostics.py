@@ -84,7 +84,7 @@ def main() -> None:
                     counts[6] += f < b.scores[0] - 1e-6
         total = len(sents)
         print(
-            f"| {path.parent.name} | {total} | {100 * counts[1] / counts[0]:.2f} | {100 * counts[2] / counts[0]:.2f} "
+            f"| {parser.config.get('exp_name', path.parent.name)} ({parser.config['data'].get('name', '?')}) | {total} | {100 * counts[1] / counts[0]:.2f} | {100 * counts[2] / counts[0]:.2f} "
             f"| {100 * counts[3] / total:.1f}% | {np.mean(scores_greedy):.2f} | {np.mean(scores_beam):.2f} "
             f"| {int(counts[4])} | {int(counts[5])} | {int(counts[6])} |"
         )
