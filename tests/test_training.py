@@ -284,3 +284,18 @@ def test_init_from_refuses_another_system(tiny_run, tmp_path):
            "data.test=null"]  # fmt: skip
     proc = subprocess.run(cmd, cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=300)
     assert proc.returncode == 1 and "trainer.init_from=" in proc.stderr and "system" in proc.stderr
+
+
+@pytest.mark.parametrize("exp", sorted(p.stem for p in (PROJECT_ROOT / "conf" / "exp").glob("beam_*.yaml")))
+def test_beam_presets_compose_into_valid_global_settings(exp):
+    from hydra import compose, initialize_config_dir
+
+    from nparse.paths import CONF_DIR
+    from nparse.systems import make_oracle, make_system
+    from nparse.training.trainer import global_settings, oracle_options, system_options
+
+    with initialize_config_dir(config_dir=str(CONF_DIR), version_base="1.3"):
+        cfg = compose(config_name="config", overrides=[f"+exp={exp}"])
+    oracle = make_oracle(make_system(**system_options(cfg)), cfg.oracle.name, **oracle_options(cfg))
+    settings = global_settings(cfg, oracle)
+    assert cfg.trainer.name == "global" and settings.beam_size == 8 and cfg.decoder.beam_size == 8
