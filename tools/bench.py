@@ -24,7 +24,7 @@ from pathlib import Path
 
 import torch
 from hydra import compose, initialize_config_dir
-from omegaconf import OmegaConf
+from omegaconf import OmegaConf, open_dict
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
@@ -86,7 +86,9 @@ def main() -> None:
                 defaults = OmegaConf.load(CONF_DIR / "trainer" / "global.yaml")
                 defaults.pop("defaults")
                 defaults.beam_size = args.beam or defaults.beam_size
-                settings = global_settings(OmegaConf.merge(cfg, {"trainer": defaults}), trainer.oracle)
+                with open_dict(cfg):
+                    cfg.trainer = OmegaConf.merge(cfg.trainer, defaults)
+                settings = global_settings(cfg, trainer.oracle)
             trainer.global_settings = settings
             global_stats = trainer.train_epoch(args.epoch)
         trainer.writer.close()
