@@ -187,15 +187,13 @@ RESTARTABLE = [
 def test_restart_terminates_and_covers_every_sentence(name, oracle_name):
     """With restart the loop ends and every sentence's last positive example is a terminal
     configuration (real EWT sentences, an untrained model: many updates per sentence)."""
-    from nparse.io.conllu import read_conllu
     from nparse.io.data import collate, encode
 
-    from .conftest import EWT_DEV
-    from .test_beam import random_model
+    from .test_beam import dev_sentences, random_model
 
     system = make_system(name)
     oracle = make_oracle(system, oracle_name)
-    sents = [s for s in read_conllu(EWT_DEV)[:40]]
+    sents = dev_sentences()[:40]
     model = random_model(system, sents, seed=1)
     examples = [encode(s, model.vocabs) for s in sents]
     for e, s in zip(examples, sents):
