@@ -104,18 +104,14 @@ def select(
 
 @dataclass
 class Step:
-    """What one parser step of a batch of beams computed (arrays over rows, or [groups, K])."""
+    """The candidates one parser step selected for every group ([G, K] arrays)."""
 
-    rows: np.ndarray  # feature rows of every row
-    legal: np.ndarray
-    done: np.ndarray
-    scores: np.ndarray  # [rows, actions] transition scores (0 for terminal rows)
-    parent: np.ndarray  # [G, K] selected candidates
-    action: np.ndarray
-    total: np.ndarray
-    marked: np.ndarray
-    count: np.ndarray
-    best_marked: np.ndarray  # [G, 3] parent, action, score
+    parent: np.ndarray  # row of the candidate's parent
+    action: np.ndarray  # its transition (-1: the parent stays, finished)
+    total: np.ndarray  # its score (sum of transition scores)
+    marked: np.ndarray  # whether it is marked (correct, in training)
+    count: np.ndarray  # [G] how many were selected
+    best_marked: np.ndarray  # [G, 3] parent, action, score of the best marked candidate
 
 
 def score_rows(scorer: TransitionScorer, table: torch.Tensor, rows: np.ndarray, done: np.ndarray) -> np.ndarray:
@@ -161,7 +157,7 @@ def step(
         starts, item_score, scores, legal if allowed is None else allowed, done, marked, marked_done, k,
         out[0], out[1], total, flags, count, best_marked,
     )  # fmt: skip
-    return Step(rows, legal, done, scores, out[0], out[1], total, flags, count, best_marked)
+    return Step(out[0], out[1], total, flags, count, best_marked)
 
 
 def flatten(groups: np.ndarray, count: np.ndarray, values: np.ndarray) -> np.ndarray:

@@ -93,8 +93,6 @@ class GlobalRecord:
     reached_end: int = 0  # sentences whose last positive example is a terminal configuration
     covered: float = 0.0  # sum over sentences of the share of words attached in the last positive
     # (1 for a terminal one: its leftover words are attached by the system's output)
-    steps: int = 0  # beam steps (all sentences of the batch together)
-    items: int = 0  # beam items scored
     stuck: int = 0  # sentences where no correct transition was left (should not happen)
     oracle_seconds: float = 0.0
     actions: Counter = field(default_factory=Counter)  # transitions of the positive examples
@@ -203,8 +201,6 @@ class GlobalSearch:
         self.rows.append(rows)
         self.row_base = self.n_rows
         self.n_rows += len(rows)
-        rec.steps += 1
-        rec.items += int((~done).sum())
         scores = score_rows(self.scorer, self.table, rows, done)
         # The oracle, asked only about correct items that can still move.
         ok = np.zeros_like(legal)
