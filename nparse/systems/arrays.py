@@ -148,11 +148,16 @@ def _initial(states, off, code, root_end, lengths):
 
 
 @njit(cache=True)
-def _active_stack(row, off):
-    """(column of the bottom, length) of the active stack (the only stack but in 2-Planar)."""
-    if row[off[L_ACTIVE]] == 0:
+def _plane_stack(row, off, plane):
+    """(column of the bottom, length) of the stack of a plane (plane 0: the only stack but in 2-Planar)."""
+    if plane == 0:
         return off[L_STACK], row[off[L_NS]]
     return off[L_STACK2], row[off[L_NS2]]
+
+
+@njit(cache=True)
+def _active_stack(row, off):
+    return _plane_stack(row, off, row[off[L_ACTIVE]])
 
 
 @njit(cache=True)
@@ -164,10 +169,7 @@ def _top(row, off, k):
 
 @njit(cache=True)
 def _inactive_stack(row, off):
-    """(column of the bottom, length) of 2-Planar's inactive stack."""
-    if row[off[L_ACTIVE]] == 1:
-        return off[L_STACK], row[off[L_NS]]
-    return off[L_STACK2], row[off[L_NS2]]
+    return _plane_stack(row, off, 1 - row[off[L_ACTIVE]])
 
 
 @njit(cache=True)
@@ -313,6 +315,19 @@ def _pop_buffer(row, off):
 
 
 @njit(cache=True)
+def _shift(row, off):
+    """b0 onto the stack (single-stack systems)."""
+    _push(row, off, L_STACK, _pop_buffer(row, off))
+
+
+@njit(cache=True)
+def _left_pop(row, off):
+    """The arc b0 -> s0, s0 popped (arc-eager and arc-hybrid LEFT)."""
+    row[off[L_NS]] -= 1
+    _attach(row, off, _buffer(row, off, 0), row[off[L_STACK] + row[off[L_NS]]])
+
+
+@njit(cache=True)
 def _apply_one(row, off, code, a):
     stack, ns = off[L_STACK], off[L_NS]
     if code == TWOPLANAR:
@@ -337,10 +352,9 @@ def _apply_one(row, off, code, a):
             row[off[L_SWITCHED]] = 1
     elif code == ARCEAGER:
         if a == 0:
-            _push(row, off, L_STACK, _pop_buffer(row, off))
+            _shift(row, off)
         elif a == 1:
-            row[ns] -= 1
-            _attach(row, off, _buffer(row, off, 0), row[stack + row[ns]])
+            _left_pop(row, off)
         elif a == 2:
             b0 = _pop_buffer(row, off)
             _attach(row, off, _top(row, off, 0), b0)
@@ -349,10 +363,9 @@ def _apply_one(row, off, code, a):
             row[ns] -= 1
     elif code == ARCHYBRID or code == ARCHYBRID_SWAP:
         if a == 0:
-            _push(row, off, L_STACK, _pop_buffer(row, off))
+            _shift(row, off)
         elif a == 1:
-            row[ns] -= 1
-            _attach(row, off, _buffer(row, off, 0), row[stack + row[ns]])
+            _left_pop(row, off)
         elif a == 2:
             row[ns] -= 1
             _attach(row, off, row[stack + row[ns] - 1], row[stack + row[ns]])
@@ -364,7 +377,7 @@ def _apply_one(row, off, code, a):
             row[off[L_NB]] = nb + 1
     else:  # arc-standard, SwapStandard
         if a == 0:
-            _push(row, off, L_STACK, _pop_buffer(row, off))
+            _shift(row, off)
         elif a == 1:  # LEFT: s0 -> s1, s1 removed
             top = row[ns]
             d = row[stack + top - 2]
