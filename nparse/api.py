@@ -13,7 +13,7 @@ from tqdm import tqdm
 from . import checkpoint
 from .io.conllu import Sentence, read_conllu, read_text, sniff_format, with_comments, write_conllu
 from .io.data import Vocabs, bucket_batches, collate, encode
-from .models.parser import Parse, ParserModel
+from .models.parser import Parse, ParserModel, check_beam
 from .systems import make_system
 
 
@@ -81,11 +81,8 @@ class Parser:
         progress: bool = False,
     ) -> list[list[Parse]]:
         """The ``nbest`` best distinct trees of every sentence (best first), in input order."""
-        beam_size = int(beam_size or self.beam_size)
-        if beam_size < 1:
-            raise ValueError(f"beam_size must be at least 1, not {beam_size}")
-        if not 1 <= nbest <= beam_size:
-            raise ValueError(f"nbest={nbest}: must be between 1 and beam_size={beam_size}")
+        beam_size = self.beam_size if beam_size is None else int(beam_size)
+        check_beam(beam_size, nbest)
         self.check_pos(sentences)
         examples = [encode(s, self.model.vocabs) for s in sentences]
         index = {id(e): k for k, e in enumerate(examples)}
@@ -135,7 +132,7 @@ class Parser:
                 sentences = read_text(io.StringIO("\n".join(" ".join(tokens) for tokens in items)))
             else:
                 sentences = items  # type: ignore[assignment]
-        results = self.parse_nbest(sentences, beam_size, nbest or 1)
+        results = self.parse_nbest(sentences, beam_size, 1 if nbest is None else nbest)
         if nbest is None:
             return [replace(s, heads=p[0].heads, deprels=p[0].labels) for s, p in zip(sentences, results)]
         return [nbest_sentences(s, parses) for s, parses in zip(sentences, results)]

@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import random
+from dataclasses import dataclass
 from typing import Any, Mapping
 
 import torch
 from torch import nn
 from torch.nn import functional as F
-
-from dataclasses import dataclass
 
 from ..decoding.beam import beam_search
 from ..io.data import Batch, Vocabs
@@ -38,6 +37,14 @@ class Parse:
     score: float
 
 
+def check_beam(beam_size: int, nbest: int) -> None:
+    """Refuse a beam width or n-best count that cannot work, before any sentence is read."""
+    if beam_size < 1:
+        raise ValueError(f"beam_size must be at least 1, not {beam_size}")
+    if not 1 <= nbest <= beam_size:
+        raise ValueError(f"nbest={nbest}: must be between 1 and beam_size={beam_size}")
+
+
 class ParserModel(nn.Module):
     def __init__(
         self,
@@ -59,9 +66,13 @@ class ParserModel(nn.Module):
     def device(self) -> torch.device:
         return self.scorer.first.weight.device
 
-    def _start(self, batch: Batch) -> tuple[torch.Tensor, torch.Tensor, list, list[int]]:
+    def _encode(self, batch: Batch) -> tuple[torch.Tensor, torch.Tensor]:
+        """BiLSTM vectors and the transition scorer's first-layer table, once per batch."""
         vectors = self.encoder(batch.to(self.device))
-        table = self.scorer.table(vectors)
+        return vectors, self.scorer.table(vectors)
+
+    def _start(self, batch: Batch) -> tuple[torch.Tensor, torch.Tensor, list, list[int]]:
+        vectors, table = self._encode(batch)
         width = batch.width
         configs = [self.system.initial(len(e)) for e in batch.examples]
         offsets = [b * width for b in range(len(configs))]
@@ -75,10 +86,8 @@ class ParserModel(nn.Module):
     @torch.no_grad()
     def parse(self, batch: Batch, beam_size: int = 1, nbest: int = 1) -> list[list[Parse]]:
         """The ``nbest`` best distinct trees of every sentence, best first (beam_size 1: greedy)."""
-        if not 1 <= nbest <= beam_size:
-            raise ValueError(f"nbest must be between 1 and the beam size ({beam_size}), not {nbest}")
-        vectors = self.encoder(batch.to(self.device))
-        table = self.scorer.table(vectors)
+        check_beam(beam_size, nbest)
+        vectors, table = self._encode(batch)
         lengths = [len(e) for e in batch.examples]
         beams = beam_search(Layout(self.system, batch.width), self.scorer, table, lengths, beam_size)
         trees: list[list[tuple[list[int], float]]] = []
@@ -118,8 +127,7 @@ class ParserModel(nn.Module):
         self, batch: Batch, oracle: Oracle, settings: GlobalSettings
     ) -> tuple[torch.Tensor, GlobalRecord]:
         """Loss of one batch of global training (beam search with updates, see global_loop)."""
-        vectors = self.encoder(batch.to(self.device))
-        table = self.scorer.table(vectors)
+        vectors, table = self._encode(batch)
         golds = [e.gold for e in batch.examples]
         lengths = [len(e) for e in batch.examples]
         layout = Layout(self.system, batch.width)
