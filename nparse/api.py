@@ -50,6 +50,7 @@ class Parser:
         self.config = config or {}
         decoder = self.config.get("decoder") or {}
         self.beam_size = int(decoder.get("beam_size") or 1)
+        self.decoder = "mst" if decoder.get("name") == "mst" else "beam"
         self.batch_size = int(decoder.get("batch_size") or 1024)
 
     @classmethod
@@ -79,9 +80,19 @@ class Parser:
         nbest: int = 1,
         batch_size: int | None = None,
         progress: bool = False,
+        decoder: str | None = None,
     ) -> list[list[Parse]]:
-        """The ``nbest`` best distinct trees of every sentence (best first), in input order."""
+        """The ``nbest`` best distinct trees of every sentence (best first), in input order.
+
+        ``decoder``: ``beam`` (greedy with beam_size 1) or ``mst`` (the completion model's
+        first-order factor decoded as a graph-based parser); defaults to the training config's.
+        """
         beam_size = self.beam_size if beam_size is None else int(beam_size)
+        decoder = decoder or self.decoder
+        if decoder == "mst":
+            beam_size = max(beam_size, 1)
+            if nbest != 1:
+                raise ValueError(f"nbest={nbest}: decoder=mst gives one tree per sentence")
         check_beam(beam_size, nbest)
         self.check_pos(sentences)
         examples = [encode(s, self.model.vocabs) for s in sentences]
@@ -91,7 +102,7 @@ class Parser:
         bar = tqdm(total=len(examples), unit="sent", disable=not progress, leave=False)
         self.model.eval()
         for batch in batches:
-            for e, res in zip(batch, self.model.parse(collate(batch), beam_size, nbest)):
+            for e, res in zip(batch, self.model.parse(collate(batch), beam_size, nbest, decoder)):
                 results[index[id(e)]] = res
             bar.update(len(batch))
         bar.close()
@@ -103,9 +114,10 @@ class Parser:
         batch_size: int | None = None,
         progress: bool = False,
         beam_size: int | None = None,
+        decoder: str | None = None,
     ) -> list[tuple[list[int], list[str]]]:
         """Heads and labels (index 0 = root) of the best tree of every sentence, in input order."""
-        best = self.parse_nbest(sentences, beam_size, 1, batch_size, progress)
+        best = self.parse_nbest(sentences, beam_size, 1, batch_size, progress, decoder)
         return [(p[0].heads, p[0].labels) for p in best]
 
     def parse(

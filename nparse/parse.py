@@ -1,14 +1,17 @@
 """Parse text with a trained model.
 
     python -m nparse.parse model=CKPT [input=IN] [output=OUT] [format=auto|conllu|text]
-                           [beam_size=K] [nbest=k] [device=auto|cpu|cuda] [batch_size=N]
+                           [beam_size=K] [nbest=k] [decoder=greedy|beam|mst] [device=auto|cpu|cuda]
+                           [batch_size=N]
 
 Input is CoNLL-U (HEAD/DEPREL are filled in, everything else is written back untouched) or
 pre-tokenized plain text, one sentence per line; standard input/output when omitted.
 beam_size defaults to the decoder the model was trained with (1 is greedy). With nbest=k every
 sentence is written once per tree for its k best distinct trees (fewer if the beam holds fewer),
 best first, each with the comments "# nbest = i" and "# score = S" (S: the derivation score, the
-sum of its transition scores).
+sum of its transition scores, plus the scores of its factors with a completion model).
+decoder=mst parses with the first-order factor of a completion model alone (Chu-Liu/Edmonds,
+one root dependent); decoder=greedy is beam_size=1.
 """
 
 from __future__ import annotations
@@ -34,6 +37,7 @@ def main(argv: list[str] | None = None) -> int:
             "batch_size": None,
             "beam_size": None,
             "nbest": None,
+            "decoder": None,
         },
         usage=__doc__,
     )
@@ -56,7 +60,12 @@ def main(argv: list[str] | None = None) -> int:
         beam_size, nbest, batch_size = (_positive(args, key) for key in ("beam_size", "nbest", "batch_size"))
         parser = Parser.load(args["model"], args["device"] or "auto")
         start = time.perf_counter()
-        results = parser.parse_nbest(sentences, beam_size, nbest or 1, batch_size, progress=True)
+        decoder = args["decoder"] or parser.decoder
+        if decoder not in ("beam", "greedy", "mst"):
+            raise ValueError(f"decoder={decoder}: choose greedy, beam or mst")
+        if decoder == "greedy":
+            decoder, beam_size = "beam", 1
+        results = parser.parse_nbest(sentences, beam_size, nbest or 1, batch_size, True, decoder)
         seconds = time.perf_counter() - start
         if nbest:
             sentences_out = [t for s, parses in zip(sentences, results) for t in nbest_sentences(s, parses)]
@@ -74,7 +83,8 @@ def main(argv: list[str] | None = None) -> int:
     words = sum(len(s) for s in sentences)
     print(
         f"parsed {len(sentences)} sentences ({words} words) in {seconds:.1f} s "
-        f"on {parser.model.device}, beam {beam_size or parser.beam_size}: {words / max(seconds, 1e-9):.0f} words/s",
+        f"on {parser.model.device}, "
+        f"{'mst' if decoder == 'mst' else f'beam {beam_size or parser.beam_size}'}: {words / max(seconds, 1e-9):.0f} words/s",
         file=sys.stderr,
     )
     return 0

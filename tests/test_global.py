@@ -223,25 +223,42 @@ def derivation_score(system, scorer, table, width, start, actions) -> float:
 
 
 @pytest.mark.parametrize("loss", ["margin", "softmax"])
-def test_global_losses_equal_their_definitions(loss):
+@pytest.mark.parametrize("with_factors", [False, True], ids=["transitions", "completion"])
+def test_global_losses_equal_their_definitions(loss, with_factors):
     """The batched loss equals max(0, 1 + s(neg) - s(pos)) over violations (margin) or
     -s(pos) + log(sum over the beam and pos of exp(s)) (softmax), with every derivation score
-    recomputed from its restart point one configuration at a time; gradients reach the table."""
+    recomputed from its restart point one configuration at a time (with a completion model: plus
+    the factors complete at its end but not at its restart point, recomputed from scratch);
+    gradients reach the tables."""
+    from nparse.decoding.completion import Completion
+    from nparse.models.completion import FactorScorer
+    from nparse.systems.factors import factor_mask
     from nparse.training.losses import global_loss
+
+    from .reference_factors import complete_factors
+    from .test_completion import reference_score
 
     system = make_system("arceager")
     oracle = make_oracle(system, "dynamic")
+    mask = factor_mask(["1", "2a", "2b", "3a", "3b", "3c"]) if with_factors else 0
     rng = random.Random(2)
     for i in range(8):
         heads = random_tree(rng.randint(3, 8), rng)
         gold = oracle.prepare(heads)
         width = gold.n + 1
         scorer, _ = random_scorer(system, width, i)
-        table = scorer.table(torch.randn(1, width, 4)).detach().requires_grad_(True)
+        vectors = torch.randn(1, width, 4)
+        table = scorer.table(vectors).detach().requires_grad_(True)
+        completion = search_completion = None
+        if with_factors:
+            factors = FactorScorer(4, mask, 5)
+            completion = Completion(factors, factors.table(vectors).detach().requires_grad_(True))
+            search_completion = Completion(factors, completion.table.detach())
         settings = GlobalSettings(3, "max_violation" if i % 2 else "early", loss=loss, restart=True)
-        search = GlobalSearch(Layout(system, width), oracle, scorer, table.detach(), [gold], [gold.n], settings)
+        search = GlobalSearch(Layout(system, width, mask), oracle, scorer, table.detach(), [gold], [gold.n], settings,
+                              search_completion)  # fmt: skip
         rec = search.run()
-        value = global_loss(scorer, table, rec, loss)
+        value = global_loss(scorer, table, rec, loss, completion)
         want = 0.0
         with torch.no_grad():
             for u in rec.updates:
@@ -250,6 +267,12 @@ def test_global_losses_equal_their_definitions(loss):
                     root, actions = search.derivation(node)
                     start = search.layout.to_config(search.restart_rows[root], 0)
                     score[node] = derivation_score(system, scorer, table, width, start, actions)
+                    if completion is not None:
+                        end = start.copy()
+                        for a in actions:
+                            system.apply(end, a)
+                        score[node] += reference_score(completion, complete_factors(system, end, mask), 0)
+                        score[node] -= reference_score(completion, complete_factors(system, start, mask), 0)
                 if loss == "margin":
                     want += max(0.0, 1 + score[u.neg] - score[u.pos]) if u.violation else 0.0
                 else:
@@ -258,3 +281,5 @@ def test_global_losses_equal_their_definitions(loss):
         assert float(value.detach()) == pytest.approx(want, rel=1e-4, abs=1e-4)
         value.backward()
         assert table.grad is not None and float(table.grad.abs().sum()) > 0
+        if completion is not None and value.requires_grad:
+            assert completion.table.grad is not None and float(completion.table.grad.abs().sum()) > 0

@@ -10,7 +10,8 @@ batch are rows of one integer array. A parser step is
 Nothing is done per item in Python. An item that is terminal stays in the beam with its score
 (its "stay" candidate competes with the extensions of the others) until the K best candidates
 of its sentence are all terminal; the best of them is the parse. The score of an item is the
-sum of its transition scores (float64, so that sums do not tie where the scores differ).
+sum of its transition scores (float64, so that sums do not tie where the scores differ), plus,
+with a completion model, the scores of its complete factors (``completion.py``).
 
 Ties are broken by the transition's own score and then by item and action order, so with K=1
 the search takes exactly the argmax of every step, as the greedy decoder did.
@@ -26,6 +27,7 @@ from numba import njit
 
 from ..models.scorer import TransitionScorer
 from ..systems.arrays import Layout
+from .completion import Completion
 
 NEG_INF = -np.inf
 
@@ -176,9 +178,15 @@ class Finished:
 
 
 def beam_search(
-    layout: Layout, scorer: TransitionScorer, table: torch.Tensor, lengths: list[int], k: int
+    layout: Layout,
+    scorer: TransitionScorer,
+    table: torch.Tensor,
+    lengths: list[int],
+    k: int,
+    completion: Completion | None = None,
 ) -> list[Finished]:
-    """Decode a batch: sentence b's words are table rows ``b * layout.width + w``."""
+    """Decode a batch: sentence b's words are table rows ``b * layout.width + w``. With a
+    completion model, candidates also score the factors their transition completes."""
     n_sent = len(lengths)
     states = layout.initial(np.array(lengths))
     sent = np.arange(n_sent)
@@ -186,7 +194,14 @@ def beam_search(
     starts = np.arange(n_sent + 1)
     results: list[Finished | None] = [None] * n_sent
     while len(sent):
-        s = step(layout, scorer, table, states, sent * layout.width, item_score, starts, k)
+        offsets = sent * layout.width
+        rows, legal, done = layout.inspect(states, offsets, table.shape[0] - 1)
+        scores = score_rows(scorer, table, rows, done)
+        if completion is not None:
+            scores += completion.candidates(layout, states, offsets, legal, done)[0]
+        s = step(
+            layout, scorer, table, states, offsets, item_score, starts, k, inspected=(rows, legal, done), scores=scores
+        )
         groups = sent[starts[:-1]]
         ended = ((s.action < 0) | (np.arange(k)[None, :] >= s.count[:, None])).all(1)
         for g in np.flatnonzero(ended):

@@ -11,13 +11,17 @@ from torch import nn
 from torch.nn import functional as F
 
 from ..decoding.beam import beam_search
+from ..decoding.completion import Completion
+from ..decoding.mst import mst_heads
 from ..io.data import Batch, Vocabs
 from ..systems import Oracle, TransitionSystem
 from ..systems.arrays import Layout
-from ..systems.base import single_rooted
+from ..systems.base import NONE, single_rooted
+from ..systems.factors import factor_mask
 from ..training.local import Steps, train_loop
 from ..training.global_loop import GlobalRecord, GlobalSearch, GlobalSettings
 from ..training.losses import global_loss, hinge_loss
+from .completion import FactorScorer
 from .encoder import Encoder
 from .scorer import LabelScorer, TransitionScorer
 
@@ -61,6 +65,22 @@ class ParserModel(nn.Module):
         dim = self.encoder.out_dim
         self.scorer = TransitionScorer(dim, system.n_slots, options["hidden"], len(system.actions))
         self.labeler = LabelScorer(dim, options["label_hidden"], len(vocabs.labels))
+        completion = dict(options.get("completion") or {})
+        self.factor_mask = factor_mask(list(completion.get("factors") or []))
+        self.completion = (
+            FactorScorer(dim, self.factor_mask, int(completion.get("hidden") or 100)) if self.factor_mask else None
+        )
+
+    @property
+    def has_arc_factor(self) -> bool:
+        """Whether the completion model has the first-order factor (what ``decoder=mst`` needs)."""
+        return bool(self.factor_mask & 1)
+
+    def layout(self, width: int) -> Layout:
+        return Layout(self.system, width, self.factor_mask)
+
+    def _completion(self, vectors: torch.Tensor) -> Completion | None:
+        return None if self.completion is None else Completion(self.completion, self.completion.table(vectors))
 
     @property
     def device(self) -> torch.device:
@@ -84,12 +104,18 @@ class ParserModel(nn.Module):
         return self.labeler(vectors, heads, deps)
 
     @torch.no_grad()
-    def parse(self, batch: Batch, beam_size: int = 1, nbest: int = 1) -> list[list[Parse]]:
-        """The ``nbest`` best distinct trees of every sentence, best first (beam_size 1: greedy)."""
+    def parse(self, batch: Batch, beam_size: int = 1, nbest: int = 1, decoder: str = "beam") -> list[list[Parse]]:
+        """The ``nbest`` best distinct trees of every sentence, best first (beam_size 1: greedy);
+        ``decoder="mst"``: the maximum spanning tree of the first-order factor scores."""
         check_beam(beam_size, nbest)
         vectors, table = self._encode(batch)
         lengths = [len(e) for e in batch.examples]
-        beams = beam_search(Layout(self.system, batch.width), self.scorer, table, lengths, beam_size)
+        if decoder == "mst":
+            return self._label(vectors, batch.width, self._mst(vectors, lengths, batch.width))
+        if decoder != "beam":
+            raise ValueError(f"decoder {decoder!r}: choose beam (greedy is beam_size 1) or mst")
+        layout = self.layout(batch.width)
+        beams = beam_search(layout, self.scorer, table, lengths, beam_size, self._completion(vectors))
         trees: list[list[tuple[list[int], float]]] = []
         for beam in beams:
             seen: dict[tuple[int, ...], float] = {}
@@ -98,7 +124,29 @@ class ParserModel(nn.Module):
                 if len(seen) == nbest:
                     break
             trees.append([(list(h), s) for h, s in seen.items()])
-        width = batch.width
+        return self._label(vectors, batch.width, trees)
+
+    def _mst(self, vectors: torch.Tensor, lengths: list[int], width: int) -> list[list[tuple[list[int], float]]]:
+        """The best single-rooted tree of every sentence under the first-order factor alone."""
+        if self.completion is None or not self.has_arc_factor:
+            raise ValueError(
+                "decoder=mst needs a model with the first-order factor: train with "
+                "model.completion.factors containing 1 (e.g. +exp=completion_2a)"
+            )
+        table = self.completion.table(vectors)
+        all_scores = self.completion.arc_scores(table, len(lengths), width).double().cpu().numpy()
+        trees = []
+        for b, n in enumerate(lengths):
+            scores = all_scores[b, : n + 1, : n + 1]
+            heads = mst_heads(scores)
+            heads[0] = NONE
+            trees.append([(heads, float(sum(scores[heads[d], d] for d in range(1, n + 1))))])
+        return trees
+
+    def _label(
+        self, vectors: torch.Tensor, width: int, trees: list[list[tuple[list[int], float]]]
+    ) -> list[list[Parse]]:
+        """Labels of the arcs of every tree, in one labeler call."""
         arcs = [
             (b * width + h[d], b * width + d) for b, ts in enumerate(trees) for h, _ in ts for d in range(1, len(h))
         ]
@@ -130,9 +178,14 @@ class ParserModel(nn.Module):
         vectors, table = self._encode(batch)
         golds = [e.gold for e in batch.examples]
         lengths = [len(e) for e in batch.examples]
-        layout = Layout(self.system, batch.width)
-        rec = GlobalSearch(layout, oracle, self.scorer, table.detach(), golds, lengths, settings).run()
-        return global_loss(self.scorer, table, rec, settings.loss) + self._label_loss(vectors, batch), rec
+        layout = self.layout(batch.width)
+        completion = self._completion(vectors)
+        search_completion = None if completion is None else Completion(completion.scorer, completion.table.detach())
+        rec = GlobalSearch(
+            layout, oracle, self.scorer, table.detach(), golds, lengths, settings, search_completion
+        ).run()
+        loss = global_loss(self.scorer, table, rec, settings.loss, completion)
+        return loss + self._label_loss(vectors, batch), rec
 
     def _label_loss(self, vectors: torch.Tensor, batch: Batch) -> torch.Tensor:
         """Cross-entropy of the gold labels on the gold arcs (labels are predicted after parsing)."""

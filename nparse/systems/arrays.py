@@ -12,8 +12,9 @@ Python twin.
 A row holds, in column blocks of the batch width ``C`` (longest sentence + 1):
 the stack (bottom first; for 2-Planar the stack of plane 0), the second stack of 2-Planar (the
 stack of plane 1), the buffer reversed (b0 last, as in ``Config``), heads, leftmost and rightmost
-modifiers, and for 2-Planar the plane of every arc; then scalars: stack lengths, buffer length,
-the active plane, whether the last transition was a SWITCH, transitions applied, and n.
+modifiers, for 2-Planar the plane of every arc, and with a completion model the bits of the
+factors counted per word (``factors.py``); then scalars: stack lengths, buffer length, the active
+plane, whether the last transition was a SWITCH, transitions applied, and n.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ import numpy as np
 from numba import njit
 
 from .base import NONE, Config, TransitionSystem
+from .factors import grow, open_words, scan
 
 # System codes of the compiled kernels.
 ARCHYBRID, ARCEAGER, ARCSTANDARD, SWAPSTANDARD, TWOPLANAR, ARCHYBRID_SWAP = range(6)
@@ -35,20 +37,25 @@ CODES = {
 }
 
 # Indices into the layout vector: column offsets of the blocks and scalars of a row.
-L_STACK, L_STACK2, L_BUF, L_HEADS, L_LMOD, L_RMOD, L_PLANE = range(7)
-L_NS, L_NS2, L_NB, L_ACTIVE, L_SWITCHED, L_STEPS, L_N, L_WIDTH = range(7, 15)
+L_STACK, L_STACK2, L_BUF, L_HEADS, L_LMOD, L_RMOD, L_PLANE, L_COUNTED = range(8)
+L_NS, L_NS2, L_NB, L_ACTIVE, L_SWITCHED, L_STEPS, L_N, L_WIDTH = range(8, 16)
 
 
 class Layout:
-    """Where each part of a configuration lives in a row, for one system and batch width."""
+    """Where each part of a configuration lives in a row, for one system and batch width.
 
-    def __init__(self, system: TransitionSystem, width: int):
+    ``factors`` is the bit mask of the completion model's factor kinds (``factors.factor_mask``);
+    with a non-zero mask every ``apply`` also counts the factors that became complete.
+    """
+
+    def __init__(self, system: TransitionSystem, width: int, factors: int = 0):
         self.system = system
         self.code = CODES[system.name]
         self.root_end = getattr(system, "root", "start") == "end"
         self.width = width
         two = self.code == TWOPLANAR
-        sizes = [width, width if two else 0, width, width, width, width, width if two else 0]
+        self.factors = int(factors)
+        sizes = [width, width if two else 0, width, width, width, width, width if two else 0, width if factors else 0]
         offsets, col = [], 0
         for size in sizes:
             offsets.append(col)
@@ -71,6 +78,8 @@ class Layout:
         """One initial configuration per sentence length."""
         states = np.zeros((len(lengths), self.row_width), dtype=np.int32)
         _initial(states, self.offsets, self.code, self.root_end, np.asarray(lengths, dtype=np.int64))
+        if self.factors:  # nothing is complete before the first arc, unless n = 0 (terminal)
+            _mark(states, self.offsets, self.code, self.root_end, self.factors, np.zeros(len(states), dtype=np.int64))
         return states
 
     def inspect(self, states: np.ndarray, offsets: np.ndarray, empty: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -86,8 +95,36 @@ class Layout:
         return rows, legal, done
 
     def apply(self, states: np.ndarray, actions: np.ndarray) -> None:
-        """Apply ``actions[i]`` to row i in place (a negative action leaves the row as it is)."""
-        _apply(states, self.offsets, self.code, np.asarray(actions, dtype=np.int64))
+        """Apply ``actions[i]`` to row i in place (a negative action leaves the row as it is);
+        with factors, the factors that became complete are marked counted."""
+        actions = np.asarray(actions, dtype=np.int64)
+        _apply(states, self.offsets, self.code, actions)
+        if self.factors:
+            _mark(states, self.offsets, self.code, self.root_end, self.factors, actions)
+
+    def candidates(
+        self, states: np.ndarray, legal: np.ndarray, done: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """The factors each candidate (row i, legal action a) would complete: arrays (row, action,
+        kind, nodes [F, 4] as word indices, NONE-padded), one entry per factor."""
+        m = states.shape[0]
+        cap = 16 * m + 64
+        out = (np.empty(cap, dtype=np.int64), np.empty(cap, dtype=np.int64), np.empty(cap, dtype=np.int64),
+               np.empty((cap, 4), dtype=np.int64))  # fmt: skip
+        start = end = 0
+        while True:
+            end, start = _candidates(
+                states, self.offsets, self.code, self.root_end, self.factors, legal, done, start, end, *out
+            )
+            if start == m:
+                return tuple(a[:end] for a in out)  # type: ignore[return-value]
+            out = grow(out, 2 * out[0].shape[0])
+
+    def counted(self, states: np.ndarray, i: int) -> list[int]:
+        """Bits of the factors counted per word (index 0 unused) of row i."""
+        off = self.offsets
+        n = int(states[i, off[L_N]])
+        return states[i, off[L_COUNTED] : off[L_COUNTED] + n + 1].tolist()
 
     def heads(self, states: np.ndarray, i: int) -> list[int]:
         """Heads (index 0 = root) of row i as built so far."""
@@ -403,3 +440,58 @@ def _apply(states, off, code, actions):
     for i in range(states.shape[0]):
         if actions[i] >= 0:
             _apply_one(states[i], off, code, actions[i])
+
+
+# -- completion model bookkeeping (see factors.py) ---------------------------------------------
+
+
+@njit(cache=True)
+def _open(row, off, code, root_end, opened):
+    n = row[off[L_N]]
+    ns1 = row[off[L_NS2]] if code == TWOPLANAR else 0
+    terminal = _terminal(row, off, code, root_end)
+    open_words(row, off[L_STACK], row[off[L_NS]], off[L_STACK2], ns1, off[L_BUF], row[off[L_NB]], n, terminal, opened)
+
+
+@njit(cache=True)
+def _mark(states, off, code, root_end, mask, actions):
+    """Set the bits of the factors that are complete in the rows (after ``actions``; -1 = stay)."""
+    opened = np.empty(off[L_WIDTH] + 1, dtype=np.bool_)
+    kinds = np.empty(0, dtype=np.int64)
+    nodes = np.empty((0, 4), dtype=np.int64)
+    for i in range(states.shape[0]):
+        if actions[i] < 0 and states[i, off[L_STEPS]] > 0:
+            continue
+        row = states[i]
+        _open(row, off, code, root_end, opened)
+        scan(row, off[L_HEADS], off[L_LMOD], off[L_RMOD], off[L_COUNTED], row[off[L_N]], mask, opened, False,
+             kinds, nodes, 0)  # fmt: skip
+
+
+@njit(cache=True)
+def _candidates(states, off, code, root_end, mask, legal, done, start, end, out_row, out_act, out_kind, out_nodes):
+    """Emit, from index ``end`` on, the factors every legal transition of every live row from
+    ``start`` on would complete; stops before a row whose factors might not fit.
+    Returns (end, next row)."""
+    opened = np.empty(off[L_WIDTH] + 1, dtype=np.bool_)
+    scratch = np.empty(states.shape[1], dtype=states.dtype)
+    cap = out_row.shape[0]
+    for i in range(start, states.shape[0]):
+        if done[i]:
+            continue
+        n = states[i, off[L_N]]
+        room = legal.shape[1] * 8 * (n + 1)  # at most every factor of every arc per candidate
+        if end + room > cap:
+            return end, i
+        for a in range(legal.shape[1]):
+            if not legal[i, a]:
+                continue
+            scratch[:] = states[i]
+            _apply_one(scratch, off, code, a)
+            _open(scratch, off, code, root_end, opened)
+            stop = scan(scratch, off[L_HEADS], off[L_LMOD], off[L_RMOD], off[L_COUNTED], n, mask, opened, True,
+                        out_kind, out_nodes, end)  # fmt: skip
+            for k in range(end, stop):
+                out_row[k], out_act[k] = i, a
+            end = stop
+    return end, states.shape[0]

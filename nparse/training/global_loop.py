@@ -51,6 +51,7 @@ import numpy as np
 import torch
 
 from ..decoding.beam import flatten, score_rows, step
+from ..decoding.completion import Completion, Factors
 from ..models.scorer import TransitionScorer
 from ..systems import Oracle, StaticOracle
 from ..systems.arrays import L_HEADS, L_N, L_STEPS, Layout
@@ -96,6 +97,7 @@ class GlobalRecord:
     stuck: int = 0  # sentences where no correct transition was left (should not happen)
     oracle_seconds: float = 0.0
     actions: Counter = field(default_factory=Counter)  # transitions of the positive examples
+    factors: Factors | None = None  # completion factors of the recorded candidates (row: feature row id)
 
 
 @dataclass
@@ -133,8 +135,11 @@ class GlobalSearch:
         golds: list,
         lengths: list[int],
         settings: GlobalSettings,
+        completion: Completion | None = None,
     ):
         self.layout, self.oracle, self.scorer, self.table = layout, oracle, scorer, table
+        self.completion = completion
+        self.factor_parts: list[Factors] = []
         self.golds, self.settings = golds, settings
         self.k = settings.beam_size
         self.kinds = 1 if settings.update == "early" else 2  # a gold beam beside the beam
@@ -185,6 +190,9 @@ class GlobalSearch:
             rec.reached_end = int(terminal.sum())
             rec.covered = float(np.where(terminal, 1.0, attached / n).sum())
         rec.rows = np.concatenate(self.rows) if self.rows else np.zeros((0, 1), dtype=np.int64)
+        if self.factor_parts:
+            parts = self.factor_parts
+            rec.factors = Factors(*(np.concatenate([getattr(p, k) for p in parts]) for k in Factors.__annotations__))
         nodes = np.concatenate(self.node_parts)
         rec.parent, rec.row, rec.action = nodes[:, 0], nodes[:, 1], nodes[:, 2]
         names = self.layout.system.actions
@@ -202,6 +210,10 @@ class GlobalSearch:
         self.row_base = self.n_rows
         self.n_rows += len(rows)
         scores = score_rows(self.scorer, self.table, rows, done)
+        found = None
+        if self.completion is not None:  # candidates also score the factors they complete
+            delta, found = self.completion.candidates(layout, self.states, self.sent * layout.width, legal, done)
+            scores = scores + delta
         # The oracle, asked only about correct items that can still move.
         ok = np.zeros_like(legal)
         clock = time.perf_counter()
@@ -228,6 +240,8 @@ class GlobalSearch:
         )  # fmt: skip
         self.s = s
         self.sel_node = self.candidate_nodes(s.parent, s.action, s.count)
+        if found is not None:
+            self.keep_factors(found, s, legal.shape)
         # Sentences with nothing to decide (no error, no possible violation, not finished) go on.
         valid = np.arange(self.k)[None, :] < s.count[:, None]
         finished = ((s.action < 0) | ~valid).all(1)
@@ -244,6 +258,19 @@ class GlobalSearch:
             b = int(self.sent[self.starts[g]])
             pieces.append((b, g, self.decide(b, g) if look else "keep"))
         self.advance(pieces)
+
+    def keep_factors(self, found: Factors, s, shape: tuple[int, int]) -> None:
+        """Record the factors of the candidates that can become nodes (the selected ones and
+        the best marked one), with their feature row ids."""
+        chosen = np.zeros(shape, dtype=bool)
+        valid = np.arange(self.k)[None, :] < s.count[:, None]
+        moved = valid & (s.action >= 0)
+        chosen[s.parent[moved], s.action[moved]] = True
+        best = (s.best_marked[:, 0] >= 0) & (s.best_marked[:, 1] >= 0)
+        chosen[s.best_marked[best, 0].astype(np.int64), s.best_marked[best, 1].astype(np.int64)] = True
+        kept = found.take(chosen[found.row, found.action])
+        kept.row = kept.row + self.row_base
+        self.factor_parts.append(kept)
 
     def candidate_nodes(self, parent: np.ndarray, action: np.ndarray, count: np.ndarray) -> np.ndarray:
         """Nodes of candidates [G, K] given by parent row and action (a stay keeps its node)."""

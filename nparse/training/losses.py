@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 import torch
 
+from ..decoding.completion import Completion
 from ..models.scorer import TransitionScorer
 from .global_loop import GlobalRecord
 from .local import NEG_INF, Steps
@@ -47,9 +48,14 @@ def derivations(rec: GlobalRecord, nodes: list[int]) -> tuple[np.ndarray, np.nda
 
 
 def derivation_scores(
-    scorer: TransitionScorer, table: torch.Tensor, rec: GlobalRecord, nodes: list[int]
+    scorer: TransitionScorer,
+    table: torch.Tensor,
+    rec: GlobalRecord,
+    nodes: list[int],
+    completion: Completion | None = None,
 ) -> torch.Tensor:
-    """Scores (sums of transition scores, with autograd) of the listed nodes' derivations."""
+    """Scores (with autograd) of the listed nodes' derivations: the sum of their transition
+    scores, plus, with a completion model, of the factors their transitions completed."""
     index, rows, actions = derivations(rec, nodes)
     totals = torch.zeros(len(nodes), device=table.device)
     if len(rows) == 0:
@@ -57,24 +63,52 @@ def derivation_scores(
     unique, inverse = np.unique(rows, return_inverse=True)
     scores = scorer.scores(table, torch.from_numpy(rec.rows[unique]).to(table.device))
     picked = scores[torch.from_numpy(inverse).to(table.device), torch.from_numpy(actions).to(table.device)]
-    return totals.index_add(0, torch.from_numpy(index).to(table.device), picked)
+    totals = totals.index_add(0, torch.from_numpy(index).to(table.device), picked)
+    if completion is None or rec.factors is None or len(rec.factors.row) == 0:
+        return totals
+    which, owner = factors_of(rec, index, rows, actions, scorer.out.out_features)
+    if len(which) == 0:
+        return totals
+    unique, inverse = np.unique(which, return_inverse=True)
+    fscores = completion.score(rec.factors.take(unique))[torch.from_numpy(inverse).to(table.device)]
+    return totals.index_add(0, torch.from_numpy(owner).to(table.device), fscores)
 
 
-def global_loss(scorer: TransitionScorer, table: torch.Tensor, rec: GlobalRecord, loss: str) -> torch.Tensor:
+def factors_of(
+    rec: GlobalRecord, index: np.ndarray, rows: np.ndarray, actions: np.ndarray, n_actions: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """(factor id, derivation index) of every factor completed by the listed transitions."""
+    f = rec.factors
+    assert f is not None
+    keys = f.row * n_actions + f.action
+    order = np.argsort(keys, kind="stable")
+    sorted_keys = keys[order]
+    wanted = rows * n_actions + actions
+    lo = np.searchsorted(sorted_keys, wanted, "left")
+    counts = np.searchsorted(sorted_keys, wanted, "right") - lo
+    total = int(counts.sum())
+    first = np.repeat(np.cumsum(counts) - counts, counts)
+    positions = np.repeat(lo, counts) + np.arange(total) - first
+    return order[positions], np.repeat(index, counts)
+
+
+def global_loss(
+    scorer: TransitionScorer, table: torch.Tensor, rec: GlobalRecord, loss: str, completion: Completion | None = None
+) -> torch.Tensor:
     """Sum over updates of the margin loss max(0, 1 + s(neg) - s(pos)) (violations only) or of
     the globally normalised loss -s(pos) + log sum over beam + pos of exp(s) (Andor et al.)."""
     ups = [u for u in rec.updates if u.violation] if loss == "margin" else rec.updates
     if not ups:
         return table.sum() * 0.0
     if loss == "margin":
-        scores = derivation_scores(scorer, table, rec, [u.pos for u in ups] + [u.neg for u in ups])
+        scores = derivation_scores(scorer, table, rec, [u.pos for u in ups] + [u.neg for u in ups], completion)
         pos, neg = scores[: len(ups)], scores[len(ups) :]
         return torch.relu(1.0 + neg - pos).sum()
     # softmax: pos and its beam, padded to one row per update
     lists = [[u.pos] + [b for b in u.beam if b != u.pos] for u in ups]
     width = max(len(x) for x in lists)
     flat = [n for x in lists for n in x]
-    scores = derivation_scores(scorer, table, rec, flat)
+    scores = derivation_scores(scorer, table, rec, flat, completion)
     padded = torch.full((len(lists), width), NEG_INF, device=table.device)
     mask = torch.zeros((len(lists), width), dtype=torch.bool)
     for i, x in enumerate(lists):

@@ -29,6 +29,7 @@ from ..evaluate import Scores, score
 from ..models.parser import ParserModel
 from ..paths import resolve_path
 from ..systems import Oracle, StaticOracle, make_oracle, make_system
+from ..systems.factors import factor_mask
 from .global_loop import LOSSES, RESTART_FROM, UPDATES, GlobalSettings
 
 log = logging.getLogger("nparse.train")
@@ -143,6 +144,22 @@ def check_reachable(settings: GlobalSettings | None, examples: list[Example], or
         )
 
 
+def check_completion(cfg: DictConfig, settings: GlobalSettings | None) -> None:
+    """The completion model is trained by the global loss; decoder=mst needs its arc factor."""
+    factors = list((cfg.model.get("completion") or {}).get("factors") or [])
+    mask = factor_mask(factors)
+    if mask and settings is None:
+        raise ValueError(
+            f"model.completion.factors={factors} needs trainer=global: the factors are trained "
+            "with the global loss of beam training (e.g. +exp=completion_2a)"
+        )
+    if cfg.decoder.get("name") == "mst" and not mask & 1:
+        raise ValueError(
+            "decoder=mst decodes the completion model's first-order factor: set "
+            "model.completion.factors to a list with 1 (e.g. [1,2a]) and trainer=global"
+        )
+
+
 class Trainer:
     def __init__(self, cfg: DictConfig, run_dir: Path):
         self.cfg = cfg
@@ -157,6 +174,7 @@ class Trainer:
         self.system = make_system(**system_options(cfg))
         self.oracle = make_oracle(self.system, cfg.oracle.name, **oracle_options(cfg))
         self.global_settings = global_settings(cfg, self.oracle) if tc.get("name") == "global" else None
+        check_completion(cfg, self.global_settings)
         self.epoch = 0
         self.best_las = -1.0
         self.history: list[dict] = []
@@ -204,10 +222,23 @@ class Trainer:
                 f"trainer.init_from={path}: the checkpoint's system {state['system']} differs from "
                 f"system={system_options(self.cfg)}; fine-tune with the same system and options"
             )
-        self.model = model_from_state(state, self.device)
+        wanted = OmegaConf.to_container(self.cfg.model, resolve=True)
+        completion = wanted.get("completion")  # type: ignore[union-attr]
+        if completion and completion.get("factors") and completion != state["model_options"].get("completion"):
+            # The completion model is the part being fine-tuned: the config's, initialised fresh.
+            options = {**state["model_options"], "completion": completion}
+            self.model = ParserModel(Vocabs.from_state(state["vocabs"]), self.system, options)
+            weights = {k: v for k, v in state["model"].items() if not k.startswith("completion.")}
+            missing, unexpected = self.model.load_state_dict(weights, strict=False)
+            if unexpected or any(not k.startswith("completion.") for k in missing):
+                raise ValueError(f"trainer.init_from={path}: weights do not fit the model ({missing}, {unexpected})")
+            self.model.to(self.device)
+            log.info("completion model %s: new, initialised at random", completion)
+        else:
+            self.model = model_from_state(state, self.device)
         self.vocabs = self.model.vocabs
         ignored = {
-            k for k, v in OmegaConf.to_container(self.cfg.model, resolve=True).items()  # type: ignore[union-attr]
+            k for k, v in wanted.items()  # type: ignore[union-attr]
             if k in self.model.options and self.model.options[k] != v
         }  # fmt: skip
         log.info("initialised from %s (epoch %d)", path, state.get("epoch", 0))
@@ -356,7 +387,9 @@ class Trainer:
         from ..api import Parser
 
         parser = Parser(self.model)
-        results = parser.parse_sentences(sents, self.cfg.decoder.batch_size, beam_size=self.cfg.decoder.beam_size)
+        dc = self.cfg.decoder
+        decoder = "mst" if dc.get("name") == "mst" else "beam"
+        results = parser.parse_sentences(sents, dc.batch_size, beam_size=dc.beam_size, decoder=decoder)
         heads = [h for h, _ in results]
         labels = [lab for _, lab in results]
         if out_path is not None:

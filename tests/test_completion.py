@@ -1,0 +1,224 @@
+"""Completion model: item scores against a from-scratch recomputation, every factor counted once,
+no factors = the beam parser, and the MST decoder against brute force."""
+
+from __future__ import annotations
+
+import itertools
+import random
+
+import numpy as np
+import pytest
+import torch
+
+from nparse.decoding.beam import beam_search, flatten, step
+from nparse.decoding.completion import Completion, Factors, table_rows
+from nparse.decoding.mst import mst_heads
+from nparse.models.completion import FactorScorer
+from nparse.models.scorer import TransitionScorer
+from nparse.systems import NONE, make_system
+from nparse.systems.arrays import Layout
+from nparse.systems.factors import factor_mask
+from .reference_factors import all_factors, complete_factors
+
+VARIANTS = [
+    ("archybrid", {"root": "end"}),
+    ("archybrid", {"root": "start"}),
+    ("arceager", {}),
+    ("arcstandard", {}),
+    ("swapstandard", {}),
+    ("twoplanar", {}),
+    ("archybrid_swap", {}),
+]
+ALL = factor_mask(["1", "2a", "2b", "3a", "3b", "3c"])
+DIM = 6
+
+
+def reference_score(completion: Completion, found: list, offset: int) -> float:
+    """Sum of the scores of (kind, nodes) factors of one sentence."""
+    if not found:
+        return 0.0
+    kind = np.array([k for k, _ in found], dtype=np.int64)
+    words = np.array([list(n) + [NONE] * (4 - len(n)) for _, n in found], dtype=np.int64)
+    rows = table_rows(kind, words, np.full(len(found), offset), completion.none_row)
+    with torch.no_grad():
+        f = Factors(
+            np.zeros(len(kind), dtype=np.int64),
+            np.zeros(len(kind), dtype=np.int64),
+            kind,
+            rows,
+            words[:, 1] > words[:, 0],
+        )
+        return float(completion.score(f).double().sum())
+
+
+def make_completion(mask: int, sentences: int, width: int, seed: int) -> Completion:
+    torch.manual_seed(seed)
+    scorer = FactorScorer(DIM, mask, 5)
+    return Completion(scorer, scorer.table(torch.randn(sentences, width, DIM)))
+
+
+@pytest.mark.parametrize("name,options", VARIANTS, ids=[f"{n}-{o.get('root', '')}" for n, o in VARIANTS])
+def test_item_scores_match_recomputation(name, options):
+    """At every step of random beam runs, an item's completion score is the sum of the scores of
+    the complete factors of its tree recomputed from scratch; at the end, every factor of the
+    final tree has been counted exactly once."""
+    system = make_system(name, **options)
+    rng = random.Random(3)
+    masks = [ALL, factor_mask(["1"]), factor_mask(["2a", "3c"])]
+    for trial in range(6):
+        mask = masks[trial % len(masks)]
+        lengths = np.array([rng.randint(1, 9) for _ in range(4)])
+        width = int(lengths.max()) + 1
+        layout = Layout(system, width, mask)
+        completion = make_completion(mask, len(lengths), width, trial)
+        states = layout.initial(lengths)
+        sent = np.arange(len(lengths))
+        item_score = np.zeros(len(lengths))
+        own = np.zeros(len(lengths))  # the completion part of every item's score
+        starts = np.arange(len(lengths) + 1)
+        noise = np.random.default_rng(trial)
+        k = 3
+        finished = 0
+        while len(sent):
+            offsets = sent * width
+            rows, legal, done = layout.inspect(states, offsets, len(lengths) * width)
+            for i in range(len(states)):
+                c = layout.to_config(states, i)
+                want = reference_score(completion, complete_factors(system, c, mask), offsets[i])
+                assert own[i] == pytest.approx(want, abs=1e-6), (name, i, c.heads)
+                if done[i]:  # every factor of the final tree counted, each once (bits and score)
+                    bits = layout.counted(states, i)
+                    assert all(bits[d] == mask for d in range(1, c.n + 1) if c.heads[d] != NONE)
+                    total = reference_score(completion, all_factors(c.heads, mask), offsets[i])
+                    assert own[i] == pytest.approx(total, abs=1e-6)
+            delta, _ = completion.candidates(layout, states, offsets, legal, done)
+            scores = noise.normal(size=legal.shape) + delta
+            s = step(layout, None, None, states, offsets, item_score, starts, k,
+                     inspected=(rows, legal, done), scores=scores)  # fmt: skip
+            ended = ((s.action < 0) | (np.arange(k)[None, :] >= s.count[:, None])).all(1)
+            finished += int(ended.sum())
+            going = np.flatnonzero(~ended)
+            parents = flatten(going, s.count, s.parent)
+            actions = flatten(going, s.count, s.action)
+            item_score = flatten(going, s.count, s.total)
+            own = own[parents] + np.where(actions >= 0, delta[parents, np.maximum(actions, 0)], 0.0)
+            states = states[parents]
+            layout.apply(states, actions)
+            sent = sent[parents]
+            starts = np.concatenate([[0], np.cumsum(s.count[going])])
+        assert finished == len(lengths)
+
+
+@pytest.mark.parametrize("name", ["arceager", "swapstandard", "twoplanar"])
+def test_zero_factors_change_nothing(name):
+    """A completion model whose factors all score 0 gives the beam parser's trees and scores."""
+    system = make_system(name)
+    lengths = [7, 3, 9, 5]
+    width = max(lengths) + 1
+    torch.manual_seed(0)
+    scorer = TransitionScorer(DIM, system.n_slots, 8, len(system.actions))
+    table = scorer.table(torch.randn(len(lengths), width, DIM))
+    completion = make_completion(ALL, len(lengths), width, 1)
+    with torch.no_grad():
+        completion.scorer.out.zero_()
+        completion.scorer.out_bias.zero_()
+    plain = beam_search(Layout(system, width), scorer, table, lengths, 4)
+    with_zero = beam_search(Layout(system, width, ALL), scorer, table, lengths, 4, completion)
+    for a, b in zip(plain, with_zero):
+        assert a.heads == b.heads
+        assert a.scores == pytest.approx(b.scores)
+
+
+def projective(heads: tuple[int, ...]) -> bool:
+    for d in range(1, len(heads)):
+        lo, hi = sorted((heads[d], d))
+        for w in range(lo + 1, hi):
+            v = w
+            while v not in (0, heads[d]):
+                v = heads[v]
+            if v != heads[d]:
+                return False
+    return True
+
+
+def test_wide_beam_finds_the_best_tree_under_the_factors():
+    """Transition scores all 0 and a beam wider than the number of derivations: arc-standard's
+    best item is the best projective single-rooted tree under the first-order factor alone."""
+    system = make_system("arcstandard")
+    n, width = 5, 6
+    torch.manual_seed(0)
+    scorer = TransitionScorer(DIM, system.n_slots, 8, len(system.actions))
+    with torch.no_grad():
+        for p in scorer.parameters():
+            p.zero_()
+    table = scorer.table(torch.randn(1, width, DIM))
+    completion = make_completion(factor_mask(["1"]), 1, width, 2)
+    with torch.no_grad():
+        scores = completion.scorer.arc_scores(completion.table, 1, width)[0].double().numpy()
+        best = beam_search(Layout(system, width, 1), scorer, table, [n], 500, completion)[0]
+    trees = [
+        (NONE,) + hs
+        for hs in itertools.product(range(n + 1), repeat=n)
+        if sum(h == 0 for h in hs) == 1 and brute_force_tree((NONE,) + hs) and projective((NONE,) + hs)
+    ]
+    want = max(sum(scores[h[d], d] for d in range(1, n + 1)) for h in trees)
+    got = sum(scores[best.heads[0][d], d] for d in range(1, n + 1))
+    assert got == pytest.approx(want, abs=1e-5)
+    assert best.scores[0] == pytest.approx(want, abs=1e-5)
+
+
+def brute_force_tree(heads: tuple[int, ...]) -> bool:
+    """Whether heads (index 0 = root) form a tree: no self-loop, every word reaches the root."""
+    n = len(heads) - 1
+    for d in range(1, n + 1):
+        v, steps = d, 0
+        while v != 0:
+            if heads[v] == v or steps > n:
+                return False
+            v, steps = heads[v], steps + 1
+    return True
+
+
+def brute_force(scores: np.ndarray) -> float:
+    n = scores.shape[0] - 1
+    best = -np.inf
+    for hs in itertools.product(range(n + 1), repeat=n):
+        heads = (NONE,) + hs
+        if sum(h == 0 for h in hs) == 1 and brute_force_tree(heads):
+            best = max(best, sum(scores[heads[d], d] for d in range(1, n + 1)))
+    return best
+
+
+def test_mst_finds_the_best_single_rooted_tree():
+    rng = np.random.default_rng(0)
+    for n in range(1, 7):
+        for trial in range(12 if n < 6 else 3):
+            scores = rng.normal(size=(n + 1, n + 1))
+            if trial % 3 == 1:
+                scores = np.round(scores)  # ties
+            if trial % 3 == 2:
+                scores[0, 1:] += 5.0  # every word would rather hang from the root
+            heads = mst_heads(scores)
+            assert sum(h == 0 for h in heads[1:]) == 1
+            assert heads[0] == NONE
+            for d in range(1, n + 1):  # a tree: every word reaches the root
+                v, steps = d, 0
+                while v != 0:
+                    v, steps = heads[v], steps + 1
+                    assert steps <= n
+            got = sum(scores[heads[d], d] for d in range(1, n + 1))
+            assert got == pytest.approx(brute_force(scores), abs=1e-9)
+
+
+def test_mst_on_long_sentences_is_a_single_rooted_tree():
+    rng = np.random.default_rng(1)
+    for n in (30, 80):
+        scores = rng.normal(size=(n + 1, n + 1))
+        scores[0, 1:] += 3.0
+        heads = mst_heads(scores)
+        assert sum(h == 0 for h in heads[1:]) == 1
+        for d in range(1, n + 1):
+            v, steps = d, 0
+            while v != 0:
+                v, steps = heads[v], steps + 1
+                assert steps <= n
