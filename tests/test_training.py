@@ -203,16 +203,19 @@ def test_init_from_starts_from_the_checkpoint_weights(tiny_run, tmp_path):
     assert all(torch.equal(mine[k], state[k]) for k in state)  # model.lstm_dim=7 is ignored (logged)
 
 
-def test_global_fine_tuning_from_a_greedy_checkpoint(tiny_run, tmp_path):
-    """trainer.init_from + trainer=global: the run starts from the greedy model's weights, trains
-    with beam search and logs the global statistics; the checkpoint parses with its beam."""
+def test_global_fine_tuning_with_a_completion_model_from_a_greedy_checkpoint(tiny_run, tmp_path):
+    """trainer.init_from + trainer=global + completion factors: the run starts from the greedy
+    model's weights (the factor scorers new), trains with beam search and logs the global
+    statistics; the checkpoint parses with its beam, and with decoder=mst in the API and CLI."""
     import nparse
+    from nparse.io.conllu import read_conllu, tree_problem
 
     dev = small_dev(tmp_path, 60)
     run = tmp_path / "global"
     metrics = run_train(
         run,
         "+exp=beam_archybrid_imp_maxv",
+        "model.completion.factors=[1,2a,3c]",
         f"trainer.init_from={tiny_run / 'best.pt'}",
         "data.max_train_sentences=64",
         f"data.dev={dev}",
@@ -225,8 +228,26 @@ def test_global_fine_tuning_from_a_greedy_checkpoint(tiny_run, tmp_path):
     for key in ("updates_per_sentence", "derivation_share_updated", "end_reached", "beam_size", "SHIFT_per_sentence"):
         assert key in epoch, key
     assert epoch["end_reached"] == 1.0 and epoch["beam_size"] == 4  # restart covers every sentence
-    assert "initialised from" in (run / "train.log").read_text()
-    assert nparse.load(run / "best.pt", device="cpu").beam_size == 4
+    log = (run / "train.log").read_text()
+    assert "initialised from" in log and "completion model" in log
+    parser = nparse.load(run / "best.pt", device="cpu")
+    assert parser.beam_size == 4 and parser.model.completion is not None
+    greedy = checkpoint.load(tiny_run / "best.pt")["model"]
+    mine = parser.model.state_dict()
+    assert {k for k in mine if k not in greedy} == {k for k in mine if k.startswith("completion.")}
+    sents = read_conllu(dev)
+    for decoder in ("beam", "mst"):
+        for heads, _ in parser.parse_sentences(sents, decoder=decoder):
+            assert tree_problem(heads) is None, decoder
+    out = tmp_path / "mst.conllu"
+    proc = subprocess.run([sys.executable, "-m", "nparse.parse", f"model={run / 'best.pt'}", f"input={dev}",
+                           f"output={out}", "decoder=mst"], cwd=PROJECT_ROOT, capture_output=True, text=True)  # fmt: skip
+    assert proc.returncode == 0 and "mst" in proc.stderr, proc.stderr[-2000:]
+    assert all(tree_problem(s.heads) is None for s in read_conllu(out))
+    # A model without the first-order factor cannot decode with mst: a message, not a traceback.
+    proc = subprocess.run([sys.executable, "-m", "nparse.parse", f"model={tiny_run / 'best.pt'}", f"input={dev}",
+                           "decoder=mst"], cwd=PROJECT_ROOT, capture_output=True, text=True)  # fmt: skip
+    assert proc.returncode == 1 and "first-order factor" in proc.stderr and "Traceback" not in proc.stderr
     from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
 
     acc = EventAccumulator(str(run))
@@ -286,16 +307,49 @@ def test_init_from_refuses_another_system(tiny_run, tmp_path):
     assert proc.returncode == 1 and "trainer.init_from=" in proc.stderr and "system" in proc.stderr
 
 
-@pytest.mark.parametrize("exp", sorted(p.stem for p in (PROJECT_ROOT / "conf" / "exp").glob("beam_*.yaml")))
+BEAM_PRESETS = sorted(
+    p.stem for p in (PROJECT_ROOT / "conf" / "exp").glob("*.yaml") if "beam" in p.stem or "completion" in p.stem
+)
+
+
+@pytest.mark.parametrize("exp", BEAM_PRESETS)
 def test_beam_presets_compose_into_valid_global_settings(exp):
     from hydra import compose, initialize_config_dir
 
     from nparse.paths import CONF_DIR
     from nparse.systems import make_oracle, make_system
-    from nparse.training.trainer import global_settings, oracle_options, system_options
+    from nparse.training.trainer import check_completion, global_settings, oracle_options, system_options
 
     with initialize_config_dir(config_dir=str(CONF_DIR), version_base="1.3"):
         cfg = compose(config_name="config", overrides=[f"+exp={exp}"])
     oracle = make_oracle(make_system(**system_options(cfg)), cfg.oracle.name, **oracle_options(cfg))
     settings = global_settings(cfg, oracle)
     assert cfg.trainer.name == "global" and settings.beam_size == 8 and cfg.decoder.beam_size == 8
+    check_completion(cfg, settings)
+    assert bool(cfg.model.completion.factors) == ("completion" in exp)
+    if exp.startswith("completion_"):
+        assert cfg.system.name == "swapstandard" and cfg.oracle.name == "ndall"
+
+
+@pytest.mark.parametrize(
+    "overrides,message",
+    [
+        (["model.completion.factors=[1,2a]"], "needs trainer=global"),
+        (["+exp=beam_early", "model.completion.factors=[2c]"], "unknown factor '2c'"),
+        (["+exp=beam_early", "decoder=mst"], "decoder=mst decodes the completion model's first-order factor"),
+        (["+exp=completion_2a", "model.completion.factors=[2a]", "decoder=mst"], "set model.completion.factors"),
+    ],
+)  # fmt: skip
+def test_completion_settings_that_make_no_sense_are_refused(overrides, message):
+    from hydra import compose, initialize_config_dir
+
+    from nparse.paths import CONF_DIR
+    from nparse.systems import make_oracle, make_system
+    from nparse.training.trainer import check_completion, global_settings
+
+    with initialize_config_dir(config_dir=str(CONF_DIR), version_base="1.3"):
+        cfg = compose(config_name="config", overrides=overrides)
+    oracle = make_oracle(make_system(cfg.system.name), cfg.oracle.name)
+    settings = global_settings(cfg, oracle) if cfg.trainer.name == "global" else None
+    with pytest.raises(ValueError, match=message):
+        check_completion(cfg, settings)
