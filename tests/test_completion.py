@@ -54,7 +54,10 @@ def reference_score(completion: Completion, found: list, offset: int) -> float:
 def make_completion(mask: int, sentences: int, width: int, seed: int) -> Completion:
     torch.manual_seed(seed)
     scorer = FactorScorer(DIM, mask, 5)
-    return Completion(scorer, scorer.table(torch.randn(sentences, width, DIM)))
+    vectors = torch.randn(sentences, width, DIM)
+    completion = Completion.build(scorer, vectors, [width - 1] * sentences)
+    completion.vectors = vectors  # type: ignore[attr-defined]
+    return completion
 
 
 @pytest.mark.parametrize("name,options", VARIANTS, ids=[f"{n}-{o.get('root', '')}" for n, o in VARIANTS])
@@ -84,14 +87,14 @@ def test_item_scores_match_recomputation(name, options):
             rows, legal, done = layout.inspect(states, offsets, len(lengths) * width)
             for i in range(len(states)):
                 c = layout.to_config(states, i)
-                want = reference_score(completion, complete_factors(system, c, mask), offsets[i])
-                assert own[i] == pytest.approx(want, abs=1e-6), (name, i, c.heads)
+                want = reference_score(completion, complete_factors(system, c, mask), completion.base[sent[i]])
+                assert own[i] == pytest.approx(want, abs=1e-5), (name, i, c.heads)
                 if done[i]:  # every factor of the final tree counted, each once (bits and score)
                     bits = layout.counted(states, i)
                     assert all(bits[d] == mask for d in range(1, c.n + 1) if c.heads[d] != NONE)
-                    total = reference_score(completion, all_factors(c.heads, mask), offsets[i])
-                    assert own[i] == pytest.approx(total, abs=1e-6)
-            delta, _ = completion.candidates(layout, states, offsets, legal, done)
+                    total = reference_score(completion, all_factors(c.heads, mask), completion.base[sent[i]])
+                    assert own[i] == pytest.approx(total, abs=1e-5)
+            delta, _ = completion.candidates(layout, states, sent, legal, done)
             scores = noise.normal(size=legal.shape) + delta
             s = step(layout, None, None, states, offsets, item_score, starts, k,
                      inspected=(rows, legal, done), scores=scores)  # fmt: skip
@@ -154,7 +157,7 @@ def test_wide_beam_finds_the_best_tree_under_the_factors():
     table = scorer.table(torch.randn(1, width, DIM))
     completion = make_completion(factor_mask(["1"]), 1, width, 2)
     with torch.no_grad():
-        scores = completion.scorer.arc_scores(completion.table, 1, width)[0].double().numpy()
+        scores = completion.scorer.arc_scores(completion.vectors, [n])[0].double().numpy()
         best = beam_search(Layout(system, width, 1), scorer, table, [n], 500, completion)[0]
     trees = [
         (NONE,) + hs

@@ -252,8 +252,9 @@ def test_global_losses_equal_their_definitions(loss, with_factors):
         completion = search_completion = None
         if with_factors:
             factors = FactorScorer(4, mask, 5)
-            completion = Completion(factors, factors.table(vectors).detach().requires_grad_(True))
-            search_completion = Completion(factors, completion.table.detach())
+            built = Completion.build(factors, vectors, [gold.n])
+            completion = Completion(factors, built.table.detach().requires_grad_(True), built.base)
+            search_completion = completion.detached()
         settings = GlobalSettings(3, "max_violation" if i % 2 else "early", loss=loss, restart=True)
         search = GlobalSearch(Layout(system, width, mask), oracle, scorer, table.detach(), [gold], [gold.n], settings,
                               search_completion)  # fmt: skip

@@ -5,7 +5,8 @@
 
 Trains one greedy epoch (exploration on, as in epoch E of a real run; default 2) on the training
 set, then parses dev + test with the resulting model greedily and, with ``--beam K``, with a
-beam of K; with ``--global`` it then trains one more epoch with beam search (the config's
+beam of K (for a model with a completion model, ``model.completion.factors``, also with the
+same beam without the completion model and with ``decoder=mst``); with ``--global`` it then trains one more epoch with beam search (the config's
 ``trainer=global`` settings, or the defaults of conf/trainer/global.yaml, beam size K). Prints
 sentences/s and tokens/s of each, the ratios to greedy, and the machine it ran on. Overrides are
 Hydra overrides of the training config.
@@ -80,6 +81,18 @@ def main() -> None:
             start = time.perf_counter()
             parser.parse_sentences(sents, cfg.decoder.batch_size, beam_size=k)
             timings[k] = time.perf_counter() - start
+        model = trainer.model
+        if args.beam and model.completion is not None:
+            kept = model.completion, model.factor_mask
+            model.completion, model.factor_mask = None, 0  # the same beam without the completion model
+            start = time.perf_counter()
+            parser.parse_sentences(sents, cfg.decoder.batch_size, beam_size=args.beam)
+            timings["plain"] = time.perf_counter() - start
+            model.completion, model.factor_mask = kept
+            if model.has_arc_factor:
+                start = time.perf_counter()
+                parser.parse_sentences(sents, cfg.decoder.batch_size, decoder="mst")
+                timings["mst"] = time.perf_counter() - start
         global_stats = None
         if args.global_epoch:
             if settings is None:  # a greedy experiment: the defaults of conf/trainer/global.yaml
@@ -118,6 +131,17 @@ def main() -> None:
             beam_parse_tokens_per_s=round(tokens / beam_seconds, 1),
             beam_parse_ratio=round(beam_seconds / parse_seconds, 2),
         )
+    for key, label in (("plain", "beam_without_completion"), ("mst", "mst")):
+        if key in timings:
+            result.update(
+                {
+                    f"{label}_parse_seconds": round(timings[key], 2),
+                    f"{label}_parse_sentences_per_s": round(len(sents) / timings[key], 1),
+                    f"{label}_parse_tokens_per_s": round(tokens / timings[key], 1),
+                }
+            )
+    if "plain" in timings:
+        result["completion_ratio"] = round(timings[args.beam] / timings["plain"], 2)
     if global_stats is not None:
         gs = trainer.global_settings
         result.update(
@@ -148,6 +172,15 @@ def main() -> None:
             f"| beam {args.beam} parsing (dev+test) | {len(sents)} | {tokens} | {result['beam_parse_seconds']} "
             f"| {result['beam_parse_sentences_per_s']:.0f} | {result['beam_parse_tokens_per_s']:.0f} |"
         )
+    for key, label in (
+        ("plain", f"beam {args.beam} without the completion model"),
+        ("mst", "mst (first-order factor)"),
+    ):
+        if key in timings:
+            print(
+                f"| {label} parsing (dev+test) | {len(sents)} | {tokens} | {timings[key]:.2f} "
+                f"| {len(sents) / timings[key]:.0f} | {tokens / timings[key]:.0f} |"
+            )
     if global_stats is not None:
         print(
             f"| global training (1 epoch: {result['global_settings']}) | {result['train_sentences']} | {train_tokens} "
@@ -156,6 +189,11 @@ def main() -> None:
         )
     if args.beam:
         print(f"beam {args.beam} parsing takes {result['beam_parse_ratio']}x the time of greedy parsing")
+    if "plain" in timings:
+        factors = list(cfg.model.completion.factors)
+        print(
+            f"beam {args.beam} with the completion model {factors} takes {result['completion_ratio']}x the time without it"
+        )
     if global_stats is not None:
         print(
             f"a global training epoch takes {result['global_train_ratio']}x a greedy one "

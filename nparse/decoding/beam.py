@@ -198,7 +198,7 @@ def beam_search(
         rows, legal, done = layout.inspect(states, offsets, table.shape[0] - 1)
         scores = score_rows(scorer, table, rows, done)
         if completion is not None:
-            scores += completion.candidates(layout, states, offsets, legal, done)[0]
+            scores += completion.candidates(layout, states, sent, legal, done)[0]
         s = step(
             layout, scorer, table, states, offsets, item_score, starts, k, inspected=(rows, legal, done), scores=scores
         )

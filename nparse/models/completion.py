@@ -38,12 +38,17 @@ class FactorScorer(nn.Module):
         self.out = nn.Parameter(torch.randn(len(ARITY), hidden) * hidden**-0.5)
         self.out_bias = nn.Parameter(torch.zeros(len(ARITY)))
 
-    def table(self, vectors: torch.Tensor) -> torch.Tensor:
-        """First-layer contribution of every token in every slot: [B*T + 2, slots, hidden].
+    def table(self, vectors: torch.Tensor, lengths: list[int]) -> torch.Tensor:
+        """First-layer contribution of every real token (root and words, no padding) in every
+        slot: [N + 2, slots, hidden], sentence b's token w at row ``sum(lengths[:b] + 1) + w``.
 
-        Row B*T is the missing node, row B*T + 1 is zero (padding of factors with fewer nodes).
+        Row N is the missing node, row N + 1 is zero (padding of factors with fewer nodes).
         """
-        flat = vectors.reshape(-1, self.in_dim)
+        width = vectors.shape[1]
+        keep = (
+            torch.arange(width, device=vectors.device)[None, :] <= torch.tensor(lengths, device=vectors.device)[:, None]
+        )
+        flat = vectors[keep]
         flat = torch.cat([flat, self.none[None], torch.zeros_like(self.none)[None]], dim=0)
         return torch.einsum("nd,shd->nsh", flat, self.weight)
 
@@ -55,17 +60,27 @@ class FactorScorer(nn.Module):
         hidden = flat[nodes * self.n_slots + slot].sum(1) + self.bias[kind, right.long()]
         return (torch.tanh(hidden) * self.out[kind]).sum(1) + self.out_bias[kind]
 
-    def arc_scores(self, table: torch.Tensor, sentences: int, width: int, chunk: int = 1 << 24) -> torch.Tensor:
-        """First-order scores [B, T, T] (head, dependent) of every sentence of a batch whose
-        words are table rows ``b * T + w`` (the diagonal is meaningless); computed in chunks of
-        sentences so that the [b, T, T, hidden] intermediate stays under ``chunk`` numbers."""
-        rows = table[: sentences * width].view(sentences, width, self.n_slots, self.hidden)
-        right = torch.ones(width, width, dtype=torch.bool, device=table.device).triu(1)
-        bias = torch.where(right[..., None], self.bias[0, 1], self.bias[0, 0])  # [T, T, hidden]
-        step = max(1, chunk // (width * width * self.hidden))
-        parts = []
-        for b in range(0, sentences, step):
-            part = rows[b : b + step]
-            hidden = part[:, :, None, 0] + part[:, None, :, 1] + bias  # slots 0, 1: head, dependent
-            parts.append(torch.tanh(hidden) @ self.out[0] + self.out_bias[0])
-        return torch.cat(parts)
+    def arc_scores(self, vectors: torch.Tensor, lengths: list[int], chunk: int = 1 << 22) -> list[torch.Tensor]:
+        """First-order scores [n+1, n+1] (head, dependent; the diagonal is meaningless) of every
+        sentence, for ``decoder=mst``: only the head and dependent slots are computed, and only
+        for real word pairs, in chunks of ``chunk`` hidden units."""
+        width = vectors.shape[1]
+        device = vectors.device
+        keep = torch.arange(width, device=device)[None, :] <= torch.tensor(lengths, device=device)[:, None]
+        pair = torch.einsum("nd,shd->nsh", vectors[keep], self.weight[:2])  # [N, 2, hidden]
+        heads, deps, sizes, base = [], [], [], 0
+        for n in lengths:
+            idx = torch.arange(base, base + n + 1, device=device)
+            heads.append(idx.repeat_interleave(n + 1))
+            deps.append(idx.repeat(n + 1))
+            sizes.append((n + 1) ** 2)
+            base += n + 1
+        h, d = torch.cat(heads), torch.cat(deps)
+        out = []
+        step = max(1, chunk // self.hidden)
+        for k in range(0, len(h), step):
+            hk, dk = h[k : k + step], d[k : k + step]
+            hidden = pair[hk, 0] + pair[dk, 1] + self.bias[0, (dk > hk).long()]
+            out.append(torch.tanh(hidden) @ self.out[0] + self.out_bias[0])
+        flat = torch.cat(out)
+        return [s.view(n + 1, n + 1) for s, n in zip(flat.split(sizes), lengths)]

@@ -79,8 +79,8 @@ class ParserModel(nn.Module):
     def layout(self, width: int) -> Layout:
         return Layout(self.system, width, self.factor_mask)
 
-    def _completion(self, vectors: torch.Tensor) -> Completion | None:
-        return None if self.completion is None else Completion(self.completion, self.completion.table(vectors))
+    def _completion(self, vectors: torch.Tensor, lengths: list[int]) -> Completion | None:
+        return None if self.completion is None else Completion.build(self.completion, vectors, lengths)
 
     @property
     def device(self) -> torch.device:
@@ -108,14 +108,15 @@ class ParserModel(nn.Module):
         """The ``nbest`` best distinct trees of every sentence, best first (beam_size 1: greedy);
         ``decoder="mst"``: the maximum spanning tree of the first-order factor scores."""
         check_beam(beam_size, nbest)
-        vectors, table = self._encode(batch)
         lengths = [len(e) for e in batch.examples]
         if decoder == "mst":
-            return self._label(vectors, batch.width, self._mst(vectors, lengths, batch.width))
+            vectors = self.encoder(batch.to(self.device))
+            return self._label(vectors, batch.width, self._mst(vectors, lengths))
+        vectors, table = self._encode(batch)
         if decoder != "beam":
             raise ValueError(f"decoder {decoder!r}: choose beam (greedy is beam_size 1) or mst")
         layout = self.layout(batch.width)
-        beams = beam_search(layout, self.scorer, table, lengths, beam_size, self._completion(vectors))
+        beams = beam_search(layout, self.scorer, table, lengths, beam_size, self._completion(vectors, lengths))
         trees: list[list[tuple[list[int], float]]] = []
         for beam in beams:
             seen: dict[tuple[int, ...], float] = {}
@@ -126,21 +127,19 @@ class ParserModel(nn.Module):
             trees.append([(list(h), s) for h, s in seen.items()])
         return self._label(vectors, batch.width, trees)
 
-    def _mst(self, vectors: torch.Tensor, lengths: list[int], width: int) -> list[list[tuple[list[int], float]]]:
+    def _mst(self, vectors: torch.Tensor, lengths: list[int]) -> list[list[tuple[list[int], float]]]:
         """The best single-rooted tree of every sentence under the first-order factor alone."""
         if self.completion is None or not self.has_arc_factor:
             raise ValueError(
                 "decoder=mst needs a model with the first-order factor: train with "
                 "model.completion.factors containing 1 (e.g. +exp=completion_2a)"
             )
-        table = self.completion.table(vectors)
-        all_scores = self.completion.arc_scores(table, len(lengths), width).double().cpu().numpy()
         trees = []
-        for b, n in enumerate(lengths):
-            scores = all_scores[b, : n + 1, : n + 1]
+        for n, sentence_scores in zip(lengths, self.completion.arc_scores(vectors, lengths)):
+            scores = sentence_scores.double().cpu().numpy()
             heads = mst_heads(scores)
             heads[0] = NONE
-            trees.append([(heads, float(sum(scores[heads[d], d] for d in range(1, n + 1))))])
+            trees.append([(heads, float(scores[heads[1:], range(1, n + 1)].sum()))])
         return trees
 
     def _label(
@@ -179,8 +178,8 @@ class ParserModel(nn.Module):
         golds = [e.gold for e in batch.examples]
         lengths = [len(e) for e in batch.examples]
         layout = self.layout(batch.width)
-        completion = self._completion(vectors)
-        search_completion = None if completion is None else Completion(completion.scorer, completion.table.detach())
+        completion = self._completion(vectors, lengths)
+        search_completion = None if completion is None else completion.detached()
         rec = GlobalSearch(
             layout, oracle, self.scorer, table.detach(), golds, lengths, settings, search_completion
         ).run()

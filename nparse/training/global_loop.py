@@ -212,7 +212,7 @@ class GlobalSearch:
         scores = score_rows(self.scorer, self.table, rows, done)
         found = None
         if self.completion is not None:  # candidates also score the factors they complete
-            delta, found = self.completion.candidates(layout, self.states, self.sent * layout.width, legal, done)
+            delta, found = self.completion.candidates(layout, self.states, self.sent, legal, done)
             scores = scores + delta
         # The oracle, asked only about correct items that can still move.
         ok = np.zeros_like(legal)
