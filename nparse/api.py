@@ -84,11 +84,14 @@ class Parser:
     ) -> list[list[Parse]]:
         """The ``nbest`` best distinct trees of every sentence (best first), in input order.
 
-        ``decoder``: ``beam`` (greedy with beam_size 1) or ``mst`` (the completion model's
-        first-order factor decoded as a graph-based parser); defaults to the training config's.
+        ``decoder``: ``beam`` (greedy with beam_size 1), ``greedy`` or ``mst`` (the completion
+        model's first-order factor decoded as a graph-based parser); defaults to the training
+        config's.
         """
         beam_size = self.beam_size if beam_size is None else int(beam_size)
         decoder = decoder or self.decoder
+        if decoder == "greedy":
+            decoder, beam_size = "beam", 1
         if decoder == "mst":
             beam_size = max(beam_size, 1)
             if nbest != 1:
@@ -126,13 +129,14 @@ class Parser:
         fmt: str = "auto",
         beam_size: int | None = None,
         nbest: int | None = None,
+        decoder: str | None = None,
     ) -> list[Sentence] | list[list[Sentence]]:
         """Parse a CoNLL-U/plain-text file path, Sentence objects, or lists of tokens.
 
         Returns the sentences with HEAD and DEPREL filled in. With ``nbest=k``, returns for every
         sentence a list of its k best distinct trees (fewer if the beam holds fewer), best first,
         each carrying ``score`` (its derivation score) and the comments ``# nbest = i`` and
-        ``# score = ...``.
+        ``# score = ...``. ``decoder="mst"`` parses with the completion model's first-order factor.
         """
         if isinstance(source, (str, Path)):
             text = Path(source).read_text(encoding="utf-8")
@@ -144,7 +148,7 @@ class Parser:
                 sentences = read_text(io.StringIO("\n".join(" ".join(tokens) for tokens in items)))
             else:
                 sentences = items  # type: ignore[assignment]
-        results = self.parse_nbest(sentences, beam_size, 1 if nbest is None else nbest)
+        results = self.parse_nbest(sentences, beam_size, 1 if nbest is None else nbest, decoder=decoder)
         if nbest is None:
             return [replace(s, heads=p[0].heads, deprels=p[0].labels) for s, p in zip(sentences, results)]
         return [nbest_sentences(s, parses) for s, parses in zip(sentences, results)]

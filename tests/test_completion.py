@@ -68,9 +68,9 @@ def test_item_scores_match_recomputation(name, options):
     system = make_system(name, **options)
     rng = random.Random(3)
     masks = [ALL, factor_mask(["1"]), factor_mask(["2a", "3c"])]
-    for trial in range(6):
+    for trial in range(12):
         mask = masks[trial % len(masks)]
-        lengths = np.array([rng.randint(1, 9) for _ in range(4)])
+        lengths = np.array([rng.randint(1, 12) for _ in range(4)])
         width = int(lengths.max()) + 1
         layout = Layout(system, width, mask)
         completion = make_completion(mask, len(lengths), width, trial)
