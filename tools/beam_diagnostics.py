@@ -59,15 +59,17 @@ def main() -> None:
         scores_greedy, scores_beam = [], []
         for batch_examples in bucket_batches(examples, 512):
             batch = collate(batch_examples)
-            with torch.no_grad():
-                table = model.scorer.table(model.encoder(batch))
-            layout = Layout(system, batch.width)
             lengths = [len(e) for e in batch_examples]
-            greedy = beam_search(layout, model.scorer, table, lengths, 1)
-            beam = beam_search(layout, model.scorer, table, lengths, args.beam)
+            with torch.no_grad():
+                vectors = model.encoder(batch)
+                table = model.scorer.table(vectors)
+                completion = model.completion_for(vectors, lengths)
+            layout = model.layout(batch.width)
+            greedy = beam_search(layout, model.scorer, table, lengths, 1, completion)
+            beam = beam_search(layout, model.scorer, table, lengths, args.beam, completion)
             golds = [oracle.prepare(e.sent.heads) for e in batch_examples]
             seqs = [oracle.sequence(g) if g is not None else None for g in golds]
-            forced = forced_scores(model, layout, table, lengths, seqs)
+            forced = forced_scores(model, layout, table, lengths, seqs, completion)
             for e, g, b, f in zip(batch_examples, greedy, beam, forced):
                 gold = e.sent.heads
                 hg, hb = single_rooted(g.heads[0]), single_rooted(b.heads[0])
@@ -90,9 +92,12 @@ def main() -> None:
         )
 
 
-def forced_scores(model, layout: Layout, table: torch.Tensor, lengths: list[int], seqs: list) -> list[float | None]:
+def forced_scores(
+    model, layout: Layout, table: torch.Tensor, lengths: list[int], seqs: list, completion=None
+) -> list[float | None]:
     """Derivation score of every given transition sequence (None where there is none), in one
-    batched pass per step: every sentence follows its own sequence."""
+    batched pass per step: every sentence follows its own sequence (with a completion model,
+    plus the factors each transition completes)."""
     live = [i for i, s in enumerate(seqs) if s is not None]
     states = layout.initial(np.array([lengths[i] for i in live]))
     sent = np.array(live, dtype=np.int64)
@@ -104,6 +109,11 @@ def forced_scores(model, layout: Layout, table: torch.Tensor, lengths: list[int]
         scores = score_rows(model.scorer, table, rows, ~going)
         actions = np.array([seqs[i][t] if t < len(seqs[i]) else -1 for i in live])
         totals[going] += scores[going, actions[going]]
+        if completion is not None:
+            forced = np.zeros(scores.shape, dtype=bool)
+            forced[np.flatnonzero(going), actions[going]] = True
+            delta, _ = completion.candidates(layout, states, sent, forced, ~going)
+            totals[going] += delta[going, actions[going]]
         layout.apply(states, actions)
     out: list[float | None] = [None] * len(seqs)
     for k, i in enumerate(live):

@@ -79,7 +79,8 @@ class ParserModel(nn.Module):
     def layout(self, width: int) -> Layout:
         return Layout(self.system, width, self.factor_mask)
 
-    def _completion(self, vectors: torch.Tensor, lengths: list[int]) -> Completion | None:
+    def completion_for(self, vectors: torch.Tensor, lengths: list[int]) -> Completion | None:
+        """The completion model's tables for one batch (None without factors)."""
         return None if self.completion is None else Completion.build(self.completion, vectors, lengths)
 
     @property
@@ -116,7 +117,7 @@ class ParserModel(nn.Module):
         if decoder != "beam":
             raise ValueError(f"decoder {decoder!r}: choose beam (greedy is beam_size 1) or mst")
         layout = self.layout(batch.width)
-        beams = beam_search(layout, self.scorer, table, lengths, beam_size, self._completion(vectors, lengths))
+        beams = beam_search(layout, self.scorer, table, lengths, beam_size, self.completion_for(vectors, lengths))
         trees: list[list[tuple[list[int], float]]] = []
         for beam in beams:
             seen: dict[tuple[int, ...], float] = {}
@@ -178,7 +179,7 @@ class ParserModel(nn.Module):
         golds = [e.gold for e in batch.examples]
         lengths = [len(e) for e in batch.examples]
         layout = self.layout(batch.width)
-        completion = self._completion(vectors, lengths)
+        completion = self.completion_for(vectors, lengths)
         search_completion = None if completion is None else completion.detached()
         rec = GlobalSearch(
             layout, oracle, self.scorer, table.detach(), golds, lengths, settings, search_completion
