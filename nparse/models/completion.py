@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import torch
 from torch import nn
+from torch.nn import functional as F
 
 from ..systems.factors import ARITY, SLOTS
 
@@ -84,3 +85,24 @@ class FactorScorer(nn.Module):
             out.append(torch.tanh(hidden) @ self.out[0] + self.out_bias[0])
         flat = torch.cat(out)
         return [s.view(n + 1, n + 1) for s, n in zip(flat.split(sizes), lengths)]
+
+    def head_loss(self, vectors: torch.Tensor, lengths: list[int], heads: list[list[int]]) -> torch.Tensor:
+        """Head-selection cross-entropy of the first-order factor on gold trees (every word's
+        gold head against all other words and the root; Dozat & Manning 2017), summed over words.
+
+        The global loss fixes factor scores only relative to the transition scores (a score can
+        move between a transition and the arc it builds), so without this loss the arc factor
+        alone is no parser: ``decoder=mst`` on it scored 0.7-1.8 UAS on GDT dev."""
+        width = max(lengths) + 1
+        padded = vectors.new_full((len(lengths), width, width), float("-inf"))
+        for b, (n, scores) in enumerate(zip(lengths, self.arc_scores(vectors, lengths))):
+            padded[b, : n + 1, : n + 1] = scores
+        eye = torch.eye(width, dtype=torch.bool, device=vectors.device)
+        padded = padded.masked_fill(eye, float("-inf"))  # no word heads itself
+        logits = padded.transpose(1, 2)  # [B, dependent, head]
+        target = torch.full((len(lengths), width), -100, dtype=torch.long, device=vectors.device)
+        for b, h in enumerate(heads):
+            for d in range(1, lengths[b] + 1):
+                if h[d] >= 0:
+                    target[b, d] = h[d]
+        return F.cross_entropy(logits.reshape(-1, width), target.reshape(-1), ignore_index=-100, reduction="sum")

@@ -70,6 +70,8 @@ class ParserModel(nn.Module):
         self.completion = (
             FactorScorer(dim, self.factor_mask, int(completion.get("hidden") or 100)) if self.factor_mask else None
         )
+        # The first-order factor also learns to select heads, so that decoder=mst can use it alone.
+        self.arc_loss = bool(self.factor_mask & 1) and bool(completion.get("arc_loss", True))
 
     @property
     def has_arc_factor(self) -> bool:
@@ -185,6 +187,8 @@ class ParserModel(nn.Module):
             layout, oracle, self.scorer, table.detach(), golds, lengths, settings, search_completion
         ).run()
         loss = global_loss(self.scorer, table, rec, settings.loss, completion)
+        if self.completion is not None and self.arc_loss:
+            loss = loss + self.completion.head_loss(vectors, lengths, [e.sent.heads for e in batch.examples])
         return loss + self._label_loss(vectors, batch), rec
 
     def _label_loss(self, vectors: torch.Tensor, batch: Batch) -> torch.Tensor:
