@@ -225,3 +225,24 @@ def test_mst_on_long_sentences_is_a_single_rooted_tree():
             while v != 0:
                 v, steps = heads[v], steps + 1
                 assert steps <= n
+
+
+def test_head_loss_is_the_cross_entropy_of_gold_heads():
+    """The head-selection loss of the first-order factor: per word, -log softmax over every other
+    position (root included) of the arc scores, at the gold head; summed over words."""
+    torch.manual_seed(0)
+    scorer = FactorScorer(DIM, factor_mask(["1"]), 5)
+    lengths = [3, 5]
+    vectors = torch.randn(2, 6, DIM)
+    heads = [[-1, 2, 0, 2], [-1, 0, 1, 1, 3, 3]]
+    got = scorer.head_loss(vectors, lengths, heads)
+    want = 0.0
+    for b, n in enumerate(lengths):
+        scores = scorer.arc_scores(vectors[b : b + 1, : n + 1], [n])[0]
+        for d in range(1, n + 1):
+            others = [h for h in range(n + 1) if h != d]
+            logits = scores[others, d]
+            want -= float(torch.log_softmax(logits.detach(), 0)[others.index(heads[b][d])])
+    assert float(got) == pytest.approx(want, rel=1e-5)
+    got.backward()
+    assert scorer.weight.grad is not None and float(scorer.weight.grad.abs().sum()) > 0
