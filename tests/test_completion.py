@@ -243,6 +243,6 @@ def test_head_loss_is_the_cross_entropy_of_gold_heads():
             others = [h for h in range(n + 1) if h != d]
             logits = scores[others, d]
             want -= float(torch.log_softmax(logits.detach(), 0)[others.index(heads[b][d])])
-    assert float(got) == pytest.approx(want, rel=1e-5)
+    assert float(got.detach()) == pytest.approx(want, rel=1e-5)
     got.backward()
     assert scorer.weight.grad is not None and float(scorer.weight.grad.abs().sum()) > 0
