@@ -63,6 +63,7 @@ def main() -> None:
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("overrides", nargs="*", help="extra Hydra overrides of the runs (after --)")
     args = ap.parse_args()
+    args.runs = [r.resolve() for r in args.runs]
     torch.set_num_threads(args.threads)
     lines = []
     for data, greedy in zip(args.data, args.greedy_run):
