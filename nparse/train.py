@@ -16,7 +16,9 @@ import hydra
 from omegaconf import DictConfig
 
 from .paths import CONF_DIR
-from .training.trainer import Trainer
+from .training.trainer import Preempted, Trainer
+
+PREEMPTED_EXIT = 143  # 128 + SIGTERM: what a job killed by SIGTERM reports
 
 
 @hydra.main(config_path=str(CONF_DIR), config_name="config", version_base="1.3")
@@ -30,7 +32,12 @@ def main(cfg: DictConfig) -> float:
         logging.getLogger("nparse.train").error("%s", err)
         print(f"error: {err}", file=sys.stderr)
         sys.exit(1)
-    metrics = trainer.run()
+    try:
+        metrics = trainer.run()
+    except Preempted as stop:
+        logging.getLogger("nparse.train").warning("%s", stop)
+        print(f"preempted: {stop}", file=sys.stderr)
+        sys.exit(PREEMPTED_EXIT)
     best = metrics.get("best") or {}
     return float(best.get("dev_las", 0.0))
 

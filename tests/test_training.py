@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import signal
 import subprocess
 import sys
@@ -138,6 +139,62 @@ def test_killed_run_resumes_to_the_same_metrics(tmp_path):
         return [{k: v for k, v in e.items() if k not in timing} for e in epochs]
 
     assert strip(resumed["epochs"]) == strip(full["epochs"])
+
+
+def test_sigterm_mid_epoch_then_resume_auto_matches_an_uninterrupted_run(tmp_path):
+    """SIGTERM during a batch: the batch is finished, last.pt (with the epoch's position) written
+    and Preempted raised; trainer.resume=auto in the same directory goes on from there and ends
+    with the metrics of an uninterrupted run. In an empty directory resume=auto starts fresh."""
+    from hydra import compose, initialize_config_dir
+
+    from nparse.paths import CONF_DIR
+    from nparse.training.trainer import Preempted, Trainer
+
+    dev = small_dev(tmp_path)
+    common = ["+exp=archybrid_dynamic", "data.max_train_sentences=120", f"data.dev={dev}", "data.test=null",
+              "trainer.epochs=3", "trainer.batch_size=8", "oracle.explore_from_epoch=1", "trainer.threads=1",
+              "trainer.resume=auto"]  # fmt: skip
+    threads = torch.get_num_threads()
+    with initialize_config_dir(config_dir=str(CONF_DIR), version_base="1.3"):
+        cfg = compose(config_name="config", overrides=common)
+    try:
+        full = Trainer(cfg, tmp_path / "full").run()
+        run = tmp_path / "stopped"
+        trainer = Trainer(cfg, run)
+        original, calls = trainer._train_batch, []
+
+        def batch_then_signal(*args, **kwargs):
+            calls.append(1)
+            if len(calls) == 20:  # batch 5 of epoch 2 (15 batches per epoch)
+                os.kill(os.getpid(), signal.SIGTERM)
+            return original(*args, **kwargs)
+
+        trainer._train_batch = batch_then_signal  # type: ignore[method-assign]
+        with pytest.raises(Preempted, match="SIGTERM: stopped after batch 5 of 15 of epoch 2"):
+            trainer.run()
+        state = checkpoint.load(run / "last.pt")
+        assert state["epoch"] == 1 and state["partial"]["epoch"] == 2 and state["partial"]["done"] == 5
+        resumed = Trainer(cfg, run).run()
+    finally:
+        torch.set_num_threads(threads)
+    assert json.loads((run / "metrics.json").read_text())["epochs"] == resumed["epochs"]  # in the same folder
+
+    def strip(epochs):
+        timing = ("seconds", "sentences_per_s", "tokens_per_s", "oracle_seconds", "oracle_share")
+        return [{k: v for k, v in e.items() if k not in timing} for e in epochs]
+
+    assert strip(resumed["epochs"]) == strip(full["epochs"])
+
+
+def test_threads_follow_the_cpus_the_job_was_given(monkeypatch):
+    from nparse.training.trainer import cpu_threads
+
+    monkeypatch.delenv("SLURM_CPUS_PER_TASK", raising=False)
+    assert cpu_threads(0) == len(os.sched_getaffinity(0))
+    assert cpu_threads(3) == 3
+    monkeypatch.setenv("SLURM_CPUS_PER_TASK", "5")
+    assert cpu_threads(None) == 5
+    assert cpu_threads(1) == 1
 
 
 def test_interrupted_save_keeps_the_previous_checkpoint(tmp_path, monkeypatch):

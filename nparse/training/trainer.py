@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import random
+import signal
 import time
 from collections import Counter
 from dataclasses import dataclass
@@ -160,13 +162,39 @@ def check_completion(cfg: DictConfig, settings: GlobalSettings | None) -> None:
         )
 
 
+def cpu_threads(setting: int | None) -> int:
+    """Torch CPU threads: ``trainer.threads`` when set, else the CPUs this job was given
+    (``SLURM_CPUS_PER_TASK``, then the affinity mask): more threads than CPUs spin against
+    each other and run many times slower."""
+    if setting:
+        return int(setting)
+    slurm = os.environ.get("SLURM_CPUS_PER_TASK", "")
+    if slurm.isdigit() and int(slurm) > 0:
+        return int(slurm)
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
+class Preempted(Exception):
+    """Training stopped on SIGTERM/SIGUSR1 after writing last.pt; a rerun with trainer.resume=auto
+    (or the path) goes on from there."""
+
+
+STOP_SIGNALS = (signal.SIGTERM, signal.SIGUSR1)
+
+
 class Trainer:
     def __init__(self, cfg: DictConfig, run_dir: Path):
         self.cfg = cfg
         self.run_dir = run_dir
+        run_dir.mkdir(parents=True, exist_ok=True)
         tc = cfg.trainer
-        if tc.get("threads"):
-            torch.set_num_threads(int(tc.threads))
+        torch.set_num_threads(cpu_threads(tc.get("threads")))
+        self.stop_signal: int | None = None
+        self.log_handler: logging.Handler | None = None  # train.log of a resumed run
+        self.partial: dict | None = None  # the epoch in progress of a mid-epoch last.pt
         self.device = pick_device(tc.device)
         self.rng = random.Random(tc.seed)
         torch.manual_seed(tc.seed)
@@ -180,6 +208,11 @@ class Trainer:
         self.history: list[dict] = []
         self.step = 0
         resume = tc.get("resume")
+        if resume == "auto":
+            last = run_dir / "last.pt"
+            resume = last if last.exists() else None
+            if resume is None:
+                log.info("trainer.resume=auto: no last.pt in %s, starting fresh", run_dir)
         if resume:
             self._resume(resolve_path(resume, "trainer.resume"))
         elif tc.get("init_from"):
@@ -255,13 +288,16 @@ class Trainer:
         self.best_las = state["best_las"]
         self.history = state["history"]
         self.step = state["step"]
+        self.partial = state.get("partial")
         self.resume_state = state
         # Carry on in the directory of the checkpoint so curves, logs and checkpoints stay together.
         self.run_dir = path.parent
         handler = logging.FileHandler(self.run_dir / "train.log", encoding="utf-8")
         handler.setFormatter(logging.Formatter("[%(asctime)s][%(name)s][%(levelname)s] - %(message)s"))
         logging.getLogger().addHandler(handler)
-        log.info("resuming %s after epoch %d", path, self.epoch)
+        self.log_handler = handler
+        where = f", batch {self.partial['done']} of epoch {self.partial['epoch']}" if self.partial else ""
+        log.info("resuming %s after epoch %d%s", path, self.epoch, where)
 
     def _report_skipped(self) -> None:
         skipped = self.data.skipped
@@ -298,14 +334,26 @@ class Trainer:
     def train_epoch(self, epoch: int) -> dict[str, float]:
         tc = self.cfg.trainer
         self.model.train()
-        batches = bucket_batches(self.train_examples, tc.batch_size, self.rng)
-        explore_p = self.explore_p(epoch)
         totals: Counter = Counter()
         actions: Counter = Counter()
         start = time.perf_counter()
-        bar = tqdm(batches, desc=f"epoch {epoch}", unit="batch", disable=None, leave=False)
+        partial, self.partial = self.partial, None
+        if partial is not None and partial["epoch"] == epoch:  # resume within the epoch
+            order, done = partial["order"], partial["done"]
+            totals.update(partial["totals"])
+            actions.update(partial["actions"])
+            start -= partial["seconds"]
+        else:
+            index = {id(e): i for i, e in enumerate(self.train_examples)}
+            batched = bucket_batches(self.train_examples, tc.batch_size, self.rng)
+            order, done = [[index[id(e)] for e in b] for b in batched], 0
+        batches = [[self.train_examples[i] for i in b] for b in order]
+        explore_p = self.explore_p(epoch)
+        every = int(tc.get("checkpoint_every") or 0)
+        bar = tqdm(total=len(batches), initial=done, desc=f"epoch {epoch}", unit="batch", disable=None, leave=False)
         window = {"loss": 0.0, "tokens": 0, "sents": 0, "t": time.perf_counter()}
-        for batch_examples in bar:
+        for k in range(done, len(batches)):
+            batch_examples = batches[k]
             batch = collate(batch_examples)
             loss, counts, taken = self._train_batch(batch, explore_p)
             tokens = sum(len(e) for e in batch_examples)
@@ -324,6 +372,21 @@ class Trainer:
             if self.step % tc.log_every == 0:
                 self._log_window(window, bar)
                 window = {"loss": 0.0, "tokens": 0, "sents": 0, "t": time.perf_counter()}
+            bar.update(1)
+            last = k + 1 == len(batches)
+            if self.stop_signal is not None or (every and (k + 1) % every == 0 and not last):
+                mid = {"epoch": epoch, "order": order, "done": k + 1, "totals": dict(totals),
+                       "actions": dict(actions), "seconds": time.perf_counter() - start}  # fmt: skip
+                checkpoint.save_atomic({**self.checkpoint_state(with_optimizer=True), "partial": mid},
+                                       self.run_dir / "last.pt")  # fmt: skip
+                if self.stop_signal is not None:
+                    bar.close()
+                    name = signal.Signals(self.stop_signal).name
+                    raise Preempted(
+                        f"{name}: stopped after batch {k + 1} of {len(batches)} of epoch {epoch}; "
+                        f"{self.run_dir / 'last.pt'} written; rerun with trainer.resume=auto "
+                        f"hydra.run.dir={self.run_dir} to go on"
+                    )
         if window["tokens"]:
             self._log_window(window, bar)
         bar.close()
@@ -428,7 +491,32 @@ class Trainer:
         (self.run_dir / "metrics.json").write_text(json.dumps(metrics, indent=2) + "\n")
         return metrics
 
+    def _on_signal(self, signum: int, frame) -> None:
+        if self.stop_signal is None:
+            log.warning("%s received: finishing the current batch, then writing last.pt", signal.Signals(signum).name)
+        self.stop_signal = signum
+
     def run(self) -> dict:
+        """Train to the last epoch, then test; on SIGTERM/SIGUSR1 write last.pt and raise Preempted."""
+        handlers = {}
+        try:
+            for sig in STOP_SIGNALS:
+                handlers[sig] = signal.signal(sig, self._on_signal)
+        except ValueError:  # not the main thread: no signal handling
+            pass
+        try:
+            return self._run()
+        except Preempted:
+            self.writer.close()
+            raise
+        finally:
+            for sig, previous in handlers.items():
+                signal.signal(sig, previous)
+            if self.log_handler is not None:
+                logging.getLogger().removeHandler(self.log_handler)
+                self.log_handler.close()
+
+    def _run(self) -> dict:
         tc = self.cfg.trainer
         OmegaConf.save(self.cfg, self.run_dir / "config.yaml", resolve=True)
         log.info("run directory: %s", self.run_dir)
