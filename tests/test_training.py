@@ -197,6 +197,33 @@ def test_threads_follow_the_cpus_the_job_was_given(monkeypatch):
     assert cpu_threads(1) == 1
 
 
+def test_bf16_training_runs_on_cpu_and_fp16_is_refused(tmp_path):
+    """trainer.precision=bf16 trains on CPU (the BiLSTMs stay float32 there), and the model still
+    parses; fp16 without a GPU stops at start-up with the key named."""
+    from hydra import compose, initialize_config_dir
+
+    from nparse.api import Parser
+    from nparse.paths import CONF_DIR
+    from nparse.training.trainer import Trainer
+
+    overrides = ["+exp=archybrid_dynamic", "data.max_train_sentences=40", "data.dev=null", "data.test=null",
+                 "trainer.epochs=1", "trainer.precision=bf16"]  # fmt: skip
+    threads = torch.get_num_threads()
+    with initialize_config_dir(config_dir=str(CONF_DIR), version_base="1.3"):
+        cfg = compose(config_name="config", overrides=overrides)
+        fp16 = compose(config_name="config", overrides=[*overrides, "trainer.precision=fp16", "trainer.device=cpu"])
+    try:
+        trainer = Trainer(cfg, tmp_path / "bf16")
+        metrics = trainer.run()
+        with pytest.raises(ValueError, match="trainer.precision=fp16 needs a GPU"):
+            Trainer(fp16, tmp_path / "fp16")
+    finally:
+        torch.set_num_threads(threads)
+    assert metrics["epochs"][0]["loss_per_token"] > 0
+    parsed = Parser(trainer.model).parse(read_conllu(EWT_DEV)[:20])
+    assert all(tree_problem(s.heads) is None for s in parsed)
+
+
 def test_interrupted_save_keeps_the_previous_checkpoint(tmp_path, monkeypatch):
     path = tmp_path / "last.pt"
     checkpoint.save_atomic({"epoch": 1}, path)

@@ -49,6 +49,15 @@ def read_vectors(path: str | Path, limit: int = 0) -> tuple[list[str], torch.Ten
     return words, torch.tensor(rows)
 
 
+def run_lstm(lstm: nn.LSTM, packed):
+    """An LSTM call; on CPU in float32 even under autocast (oneDNN has no bfloat16 LSTM on most
+    CPUs), on a GPU in the autocast precision (cuDNN)."""
+    if packed.data.device.type == "cpu" and torch.is_autocast_enabled("cpu"):
+        with torch.autocast("cpu", enabled=False):
+            return lstm(packed._replace(data=packed.data.float()))
+    return lstm(packed)
+
+
 class CharEncoder(nn.Module):
     """A word vector from a BiLSTM over its characters (final states of both directions)."""
 
@@ -60,7 +69,7 @@ class CharEncoder(nn.Module):
 
     def forward(self, char_ids: torch.Tensor, lengths: torch.Tensor) -> torch.Tensor:
         packed = pack_padded_sequence(self.embed(char_ids), lengths, batch_first=True, enforce_sorted=False)
-        _, (h, _) = self.lstm(packed)
+        _, (h, _) = run_lstm(self.lstm, packed)
         return torch.cat([h[0], h[1]], dim=-1)
 
 
@@ -141,7 +150,7 @@ class Encoder(nn.Module):
             parts.append(self._char_vectors(batch, words.device))
         x = self.dropout(torch.cat(parts, dim=-1))
         packed = pack_padded_sequence(x, batch.lengths, batch_first=True, enforce_sorted=False)
-        out, _ = self.lstm(packed)
+        out, _ = run_lstm(self.lstm, packed)
         out, _ = pad_packed_sequence(out, batch_first=True, total_length=batch.width)
         return self.dropout(out)
 

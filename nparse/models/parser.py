@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from contextlib import nullcontext
 from dataclasses import dataclass
 from typing import Any, Mapping
 
@@ -67,6 +68,7 @@ class ParserModel(nn.Module):
         self.labeler = LabelScorer(dim, options["label_hidden"], len(vocabs.labels))
         completion = dict(options.get("completion") or {})
         self.factor_mask = factor_mask(list(completion.get("factors") or []))
+        self.precision = "fp32"  # set by the trainer (trainer.precision); not saved with the model
         self.completion = (
             FactorScorer(dim, self.factor_mask, int(completion.get("hidden") or 100)) if self.factor_mask else None
         )
@@ -81,16 +83,31 @@ class ParserModel(nn.Module):
 
     def completion_for(self, vectors: torch.Tensor, lengths: list[int]) -> Completion | None:
         """The completion model's tables for one batch (None without factors)."""
-        return None if self.completion is None else Completion.build(self.completion, vectors, lengths)
+        if self.completion is None:
+            return None
+        with self.autocast():
+            built = Completion.build(self.completion, vectors, lengths)
+        built.table = built.table.float()
+        return built
 
     @property
     def device(self) -> torch.device:
         return self.scorer.first.weight.device
 
+    def autocast(self):
+        """Mixed precision for the encoder and the first-layer tables (``trainer.precision``);
+        their results are cast back to float32 for the compiled search and the losses."""
+        if self.precision == "fp32":
+            return nullcontext()
+        dtype = torch.bfloat16 if self.precision == "bf16" else torch.float16
+        return torch.autocast(self.device.type, dtype=dtype)
+
     def _encode(self, batch: Batch) -> tuple[torch.Tensor, torch.Tensor]:
         """BiLSTM vectors and the transition scorer's first-layer table, once per batch."""
-        vectors = self.encoder(batch.to(self.device))
-        return vectors, self.scorer.table(vectors)
+        with self.autocast():
+            vectors = self.encoder(batch.to(self.device))
+            table = self.scorer.table(vectors)
+        return vectors.float(), table.float()
 
     def _start(self, batch: Batch) -> tuple[torch.Tensor, torch.Tensor, list, list[int]]:
         vectors, table = self._encode(batch)
@@ -111,7 +128,8 @@ class ParserModel(nn.Module):
         check_beam(beam_size, nbest)
         lengths = [len(e) for e in batch.examples]
         if decoder == "mst":
-            vectors = self.encoder(batch.to(self.device))
+            with self.autocast():
+                vectors = self.encoder(batch.to(self.device)).float()
             return self._label(vectors, batch.width, self._mst(vectors, lengths))
         vectors, table = self._encode(batch)
         if decoder != "beam":

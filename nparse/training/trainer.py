@@ -183,6 +183,7 @@ class Preempted(Exception):
 
 
 STOP_SIGNALS = (signal.SIGTERM, signal.SIGUSR1)
+PRECISIONS = ("fp32", "bf16", "fp16")
 
 
 class Trainer:
@@ -196,6 +197,11 @@ class Trainer:
         self.log_handler: logging.Handler | None = None  # train.log of a resumed run
         self.partial: dict | None = None  # the epoch in progress of a mid-epoch last.pt
         self.device = pick_device(tc.device)
+        self.precision = str(tc.get("precision") or "fp32")
+        if self.precision not in PRECISIONS:
+            raise ValueError(f"trainer.precision={self.precision}: choose one of {', '.join(PRECISIONS)}")
+        if self.precision == "fp16" and self.device.type == "cpu":
+            raise ValueError("trainer.precision=fp16 needs a GPU; on CPU use bf16 or fp32")
         self.rng = random.Random(tc.seed)
         torch.manual_seed(tc.seed)
         self.data = load_data(cfg)
@@ -226,6 +232,9 @@ class Trainer:
         self._report_skipped()
         check_reachable(self.global_settings, self.train_examples, self.oracle)
         self.optimizer = torch.optim.Adam(self.model.parameters(), lr=tc.lr, betas=tuple(tc.betas))
+        self.model.precision = self.precision
+        # fp16 gradients underflow without loss scaling; bf16 has float32's range and needs none.
+        self.scaler = torch.amp.GradScaler(self.device.type, enabled=self.precision == "fp16")
         if resume:
             self.optimizer.load_state_dict(self.resume_state["optimizer"])
             self._restore_rng(self.resume_state["rng"])
@@ -358,10 +367,12 @@ class Trainer:
             loss, counts, taken = self._train_batch(batch, explore_p)
             tokens = sum(len(e) for e in batch_examples)
             self.optimizer.zero_grad(set_to_none=True)
-            (loss / tokens).backward()
+            self.scaler.scale(loss / tokens).backward()
             if tc.clip:
+                self.scaler.unscale_(self.optimizer)
                 torch.nn.utils.clip_grad_norm_(self.model.parameters(), tc.clip)
-            self.optimizer.step()
+            self.scaler.step(self.optimizer)
+            self.scaler.update()
             self.step += 1
             value = float(loss.detach())
             totals.update({"loss": value, "sents": len(batch_examples), "tokens": tokens, **counts})
