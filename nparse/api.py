@@ -52,6 +52,7 @@ class Parser:
         self.beam_size = int(decoder.get("beam_size") or 1)
         self.decoder = "mst" if decoder.get("name") == "mst" else "beam"
         self.batch_size = int(decoder.get("batch_size") or 1024)
+        self.batch_tokens = int(decoder.get("batch_tokens") or 0)
 
     @classmethod
     def load(cls, path: str | Path, device: str = "auto") -> "Parser":
@@ -101,7 +102,7 @@ class Parser:
         examples = [encode(s, self.model.vocabs) for s in sentences]
         index = {id(e): k for k, e in enumerate(examples)}
         results: list = [None] * len(examples)
-        batches = bucket_batches(examples, int(batch_size or self.batch_size))
+        batches = bucket_batches(examples, int(batch_size or self.batch_size), max_tokens=self.batch_tokens)
         bar = tqdm(total=len(examples), unit="sent", disable=not progress, leave=False)
         self.model.eval()
         for batch in batches:

@@ -354,7 +354,7 @@ class Trainer:
             start -= partial["seconds"]
         else:
             index = {id(e): i for i, e in enumerate(self.train_examples)}
-            batched = bucket_batches(self.train_examples, tc.batch_size, self.rng)
+            batched = bucket_batches(self.train_examples, tc.batch_size, self.rng, int(tc.get("batch_tokens") or 0))
             order, done = [[index[id(e)] for e in b] for b in batched], 0
         batches = [[self.train_examples[i] for i in b] for b in order]
         explore_p = self.explore_p(epoch)
@@ -460,8 +460,8 @@ class Trainer:
     def evaluate(self, sents: list[Sentence], out_path: Path | None) -> Scores:
         from ..api import Parser
 
-        parser = Parser(self.model)
         dc = self.cfg.decoder
+        parser = Parser(self.model, {"decoder": OmegaConf.to_container(dc, resolve=True)})
         decoder = "mst" if dc.get("name") == "mst" else "beam"
         results = parser.parse_sentences(sents, dc.batch_size, beam_size=dc.beam_size, decoder=decoder)
         heads = [h for h, _ in results]
