@@ -32,6 +32,7 @@ from ..models.parser import ParserModel
 from ..paths import resolve_path
 from ..systems import Oracle, StaticOracle, make_oracle, make_system
 from ..systems.factors import factor_mask
+from .distributed import Ranks, barrier, gather_counters, sum_gradients, total
 from .global_loop import LOSSES, RESTART_FROM, UPDATES, GlobalSettings
 
 log = logging.getLogger("nparse.train")
@@ -186,17 +187,34 @@ STOP_SIGNALS = (signal.SIGTERM, signal.SIGUSR1)
 PRECISIONS = ("fp32", "bf16", "fp16")
 
 
+class NoWriter:
+    """TensorBoard writer of the ranks that do not write (all but rank 0)."""
+
+    def add_scalar(self, *args, **kwargs) -> None:
+        pass
+
+    def flush(self) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+
 class Trainer:
-    def __init__(self, cfg: DictConfig, run_dir: Path):
+    def __init__(self, cfg: DictConfig, run_dir: Path, ranks: Ranks | None = None):
         self.cfg = cfg
         self.run_dir = run_dir
-        run_dir.mkdir(parents=True, exist_ok=True)
+        self.ranks = ranks or Ranks()
+        if self.ranks.main:
+            run_dir.mkdir(parents=True, exist_ok=True)
         tc = cfg.trainer
         torch.set_num_threads(cpu_threads(tc.get("threads")))
         self.stop_signal: int | None = None
         self.log_handler: logging.Handler | None = None  # train.log of a resumed run
         self.partial: dict | None = None  # the epoch in progress of a mid-epoch last.pt
         self.device = pick_device(tc.device)
+        if self.device.type == "cuda" and self.ranks.active:
+            self.device = torch.device("cuda", self.ranks.local)
         self.precision = str(tc.get("precision") or "fp32")
         if self.precision not in PRECISIONS:
             raise ValueError(f"trainer.precision={self.precision}: choose one of {', '.join(PRECISIONS)}")
@@ -239,9 +257,15 @@ class Trainer:
             self.optimizer.load_state_dict(self.resume_state["optimizer"])
             self._restore_rng(self.resume_state["rng"])
             del self.resume_state
-        from torch.utils.tensorboard import SummaryWriter
+        if self.ranks.main:
+            from torch.utils.tensorboard import SummaryWriter
 
-        self.writer = SummaryWriter(str(self.run_dir), purge_step=self.step if resume else None)
+            self.writer: Any = SummaryWriter(str(self.run_dir), purge_step=self.step if resume else None)
+        else:
+            self.writer = NoWriter()
+        if self.ranks.active:  # every rank starts from rank 0's weights
+            for tensor in self.model.state_dict().values():
+                torch.distributed.broadcast(tensor, src=0)
 
     # -- set-up -----------------------------------------------------------------------------
     def _build(self) -> None:
@@ -309,6 +333,8 @@ class Trainer:
         log.info("resuming %s after epoch %d%s", path, self.epoch, where)
 
     def _report_skipped(self) -> None:
+        if not self.ranks.main:
+            return
         skipped = self.data.skipped
         with open(self.run_dir / "skipped.tsv", "w", encoding="utf-8") as handle:
             handle.write("sent_id\treason\n")
@@ -359,24 +385,32 @@ class Trainer:
         batches = [[self.train_examples[i] for i in b] for b in order]
         explore_p = self.explore_p(epoch)
         every = int(tc.get("checkpoint_every") or 0)
-        bar = tqdm(total=len(batches), initial=done, desc=f"epoch {epoch}", unit="batch", disable=None, leave=False)
+        # An update takes ``world`` consecutive batches, one per rank (see distributed.py).
+        world, rank = self.ranks.world, self.ranks.rank
+        updates = (len(batches) + world - 1) // world
+        bar = tqdm(total=updates, initial=done, desc=f"epoch {epoch}", unit="batch",
+                   disable=None if self.ranks.main else True, leave=False)  # fmt: skip
         window = {"loss": 0.0, "tokens": 0, "sents": 0, "t": time.perf_counter()}
-        for k in range(done, len(batches)):
-            batch_examples = batches[k]
-            batch = collate(batch_examples)
-            loss, counts, taken = self._train_batch(batch, explore_p)
+        for k in range(done, updates):
+            mine = k * world + rank
+            batch_examples = batches[mine] if mine < len(batches) else []
             tokens = sum(len(e) for e in batch_examples)
+            group_tokens = total(tokens, self.ranks)
             self.optimizer.zero_grad(set_to_none=True)
-            self.scaler.scale(loss / tokens).backward()
+            value = 0.0
+            if batch_examples:
+                loss, counts, taken = self._train_batch(collate(batch_examples), explore_p)
+                self.scaler.scale(loss / group_tokens).backward()
+                value = float(loss.detach())
+                totals.update({"loss": value, "sents": len(batch_examples), "tokens": tokens, **counts})
+                actions.update(taken)
+            sum_gradients(self.model, self.ranks)
             if tc.clip:
                 self.scaler.unscale_(self.optimizer)
                 torch.nn.utils.clip_grad_norm_(self.model.parameters(), tc.clip)
             self.scaler.step(self.optimizer)
             self.scaler.update()
             self.step += 1
-            value = float(loss.detach())
-            totals.update({"loss": value, "sents": len(batch_examples), "tokens": tokens, **counts})
-            actions.update(taken)
             window["loss"] += value
             window["tokens"] += tokens
             window["sents"] += len(batch_examples)
@@ -384,23 +418,29 @@ class Trainer:
                 self._log_window(window, bar)
                 window = {"loss": 0.0, "tokens": 0, "sents": 0, "t": time.perf_counter()}
             bar.update(1)
-            last = k + 1 == len(batches)
-            if self.stop_signal is not None or (every and (k + 1) % every == 0 and not last):
-                mid = {"epoch": epoch, "order": order, "done": k + 1, "totals": dict(totals),
-                       "actions": dict(actions), "seconds": time.perf_counter() - start}  # fmt: skip
-                checkpoint.save_atomic({**self.checkpoint_state(with_optimizer=True), "partial": mid},
-                                       self.run_dir / "last.pt")  # fmt: skip
-                if self.stop_signal is not None:
+            last = k + 1 == updates
+            stop = self.stop_signal is not None
+            if self.ranks.active:  # every rank stops after the same update
+                stop = total(float(stop), self.ranks) > 0
+            if stop or (every and (k + 1) % every == 0 and not last):
+                if self.ranks.main:
+                    mid = {"epoch": epoch, "order": order, "done": k + 1, "totals": dict(totals),
+                           "actions": dict(actions), "seconds": time.perf_counter() - start}  # fmt: skip
+                    checkpoint.save_atomic({**self.checkpoint_state(with_optimizer=True), "partial": mid},
+                                           self.run_dir / "last.pt")  # fmt: skip
+                if stop:
                     bar.close()
-                    name = signal.Signals(self.stop_signal).name
+                    name = signal.Signals(self.stop_signal).name if self.stop_signal else "a stop on another rank"
                     raise Preempted(
-                        f"{name}: stopped after batch {k + 1} of {len(batches)} of epoch {epoch}; "
+                        f"{name}: stopped after batch {k + 1} of {updates} of epoch {epoch}; "
                         f"{self.run_dir / 'last.pt'} written; rerun with trainer.resume=auto "
                         f"hydra.run.dir={self.run_dir} to go on"
                     )
         if window["tokens"]:
             self._log_window(window, bar)
         bar.close()
+        if self.ranks.active:  # the epoch's counts over all ranks
+            totals, actions = gather_counters(totals, self.ranks), gather_counters(actions, self.ranks)
         seconds = time.perf_counter() - start
         sents = max(totals["sents"], 1)
         stats = {
@@ -488,6 +528,8 @@ class Trainer:
         return state
 
     def write_metrics(self, extra: dict | None = None) -> dict:
+        if not self.ranks.main:
+            return {}
         best = max(self.history, key=lambda h: h.get("dev_las", -1.0)) if self.history else None
         metrics = {
             "exp": self.cfg.exp_name,
@@ -529,13 +571,17 @@ class Trainer:
 
     def _run(self) -> dict:
         tc = self.cfg.trainer
-        OmegaConf.save(self.cfg, self.run_dir / "config.yaml", resolve=True)
+        main = self.ranks.main
+        if main:
+            OmegaConf.save(self.cfg, self.run_dir / "config.yaml", resolve=True)
         log.info("run directory: %s", self.run_dir)
+        if self.ranks.active:
+            log.info("rank %d of %d", self.ranks.rank, self.ranks.world)
         log.info("system %s, oracle %s, device %s", self.system.describe(), self.oracle.name, self.device)
         for epoch in range(self.epoch + 1, tc.epochs + 1):
             stats = self.train_epoch(epoch)
             record: dict[str, Any] = {"epoch": epoch, **stats}
-            if self.data.dev:
+            if self.data.dev and main:
                 dev = self.evaluate(self.data.dev, self.run_dir / "dev.pred.conllu")
                 record.update({f"dev_{k}": v for k, v in dev.as_dict().items() if k != "words_nopunct"})
                 self.writer.add_scalar("dev/uas", dev.uas, epoch)
@@ -553,20 +599,23 @@ class Trainer:
             improved = record.get("dev_las", 0.0) > self.best_las or not self.data.dev
             if improved:
                 self.best_las = record.get("dev_las", 0.0)
-                checkpoint.save_atomic(self.checkpoint_state(with_optimizer=False), self.run_dir / "best.pt")
-            checkpoint.save_atomic(self.checkpoint_state(with_optimizer=True), self.run_dir / "last.pt")
-            self.write_metrics()
+            if main:
+                if improved:
+                    checkpoint.save_atomic(self.checkpoint_state(with_optimizer=False), self.run_dir / "best.pt")
+                checkpoint.save_atomic(self.checkpoint_state(with_optimizer=True), self.run_dir / "last.pt")
+                self.write_metrics()
+            barrier(self.ranks)  # the other ranks wait for rank 0's evaluation and checkpoints
             log.info(
                 "epoch %d: loss %.4f, %.0f tokens/s, %.1f s%s%s",
                 epoch,
                 stats["loss_per_token"],
                 stats["tokens_per_s"],
                 stats["seconds"],
-                f", dev UAS {record['dev_uas']:.2f} LAS {record['dev_las']:.2f}" if self.data.dev else "",
-                " (best)" if improved and self.data.dev else "",
+                f", dev UAS {record['dev_uas']:.2f} LAS {record['dev_las']:.2f}" if "dev_las" in record else "",
+                " (best)" if improved and "dev_las" in record else "",
             )
         extra = {}
-        if self.data.test and (self.run_dir / "best.pt").exists():
+        if main and self.data.test and (self.run_dir / "best.pt").exists():
             state = checkpoint.load(self.run_dir / "best.pt", self.device)
             self.model = model_from_state(state, self.device)
             test = self.evaluate(self.data.test, self.run_dir / "test.pred.conllu")
