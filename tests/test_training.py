@@ -437,3 +437,31 @@ def test_completion_settings_that_make_no_sense_are_refused(overrides, message):
     settings = global_settings(cfg, oracle) if cfg.trainer.name == "global" else None
     with pytest.raises(ValueError, match=message):
         check_completion(cfg, settings)
+
+
+def test_submitit_local_multirun_writes_both_runs(tmp_path):
+    """The launcher the SLURM config builds on, run locally: two jobs, two complete runs."""
+    sweep = tmp_path / "sweep"
+    cmd = [sys.executable, "-m", "nparse.train", "-m", "hydra/launcher=submitit_local", "+exp=archybrid_dynamic",
+           "trainer.seed=1,2", "data.max_train_sentences=30", "trainer.epochs=1", "data.dev=null", "data.test=null",
+           "trainer.threads=1", f"hydra.sweep.dir={sweep}"]  # fmt: skip
+    proc = subprocess.run(cmd, cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    for job in ("0", "1"):
+        metrics = json.loads((sweep / job / "metrics.json").read_text())
+        assert len(metrics["epochs"]) == 1 and (sweep / job / "best.pt").exists()
+    seeds = {json.loads((sweep / j / "metrics.json").read_text())["epochs"][0]["loss_per_token"] for j in "01"}
+    assert len(seeds) == 2  # different seeds, different runs
+
+
+def test_slurm_launcher_config_composes():
+    from hydra import compose, initialize_config_dir
+
+    from nparse.paths import CONF_DIR
+
+    with initialize_config_dir(config_dir=str(CONF_DIR), version_base="1.3"):
+        cfg = compose(config_name="config", overrides=["hydra/launcher=slurm"], return_hydra_config=True)
+    launcher = cfg.hydra.launcher
+    assert launcher._target_.endswith("SlurmLauncher")
+    for key in ("partition", "timeout_min", "gpus_per_node", "tasks_per_node", "mem_gb", "setup", "max_num_timeout"):
+        assert key in launcher, key
