@@ -11,6 +11,7 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
+from ..timing import timed
 from ..decoding.beam import beam_search
 from ..decoding.completion import Completion
 from ..decoding.mst import mst_heads
@@ -104,7 +105,7 @@ class ParserModel(nn.Module):
 
     def _encode(self, batch: Batch) -> tuple[torch.Tensor, torch.Tensor]:
         """BiLSTM vectors and the transition scorer's first-layer table, once per batch."""
-        with self.autocast():
+        with timed("encoder"), self.autocast():
             vectors = self.encoder(batch.to(self.device))
             table = self.scorer.table(vectors)
         return vectors.float(), table.float()
@@ -187,7 +188,8 @@ class ParserModel(nn.Module):
         vectors, table, configs, offsets = self._start(batch)
         golds = [e.gold for e in batch.examples]
         steps = train_loop(self.system, oracle, self.scorer, table.detach(), configs, golds, offsets, explore_p, rng)
-        return hinge_loss(self.scorer, table, steps) + self._label_loss(vectors, batch), steps
+        with timed("loss"):
+            return hinge_loss(self.scorer, table, steps) + self._label_loss(vectors, batch), steps
 
     def global_train_step(
         self, batch: Batch, oracle: Oracle, settings: GlobalSettings
@@ -202,8 +204,9 @@ class ParserModel(nn.Module):
         rec = GlobalSearch(
             layout, oracle, self.scorer, table.detach(), golds, lengths, settings, search_completion
         ).run()
-        loss = global_loss(self.scorer, table, rec, settings.loss, completion)
-        return loss + self._label_loss(vectors, batch), rec
+        with timed("loss"):
+            loss = global_loss(self.scorer, table, rec, settings.loss, completion)
+            return loss + self._label_loss(vectors, batch), rec
 
     def _label_loss(self, vectors: torch.Tensor, batch: Batch) -> torch.Tensor:
         """Cross-entropy of the gold labels on the gold arcs (labels are predicted after parsing)."""
