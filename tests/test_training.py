@@ -224,6 +224,30 @@ def test_bf16_training_runs_on_cpu_and_fp16_is_refused(tmp_path):
     assert all(tree_problem(s.heads) is None for s in parsed)
 
 
+class _Planted:
+    """Unpickling this creates a file: what a crafted checkpoint could do."""
+
+    def __init__(self, target: str):
+        self.target = target
+
+    def __reduce__(self):
+        return (Path.touch, (Path(self.target),))
+
+
+def test_a_checkpoint_that_would_run_code_is_refused(tmp_path):
+    import nparse
+
+    target = tmp_path / "planted"
+    bad = tmp_path / "bad.pt"
+    torch.save({"format": checkpoint.FORMAT, "model": {}, "payload": _Planted(str(target))}, bad)
+    with pytest.raises(ValueError, match="refused: it holds Python objects"):
+        nparse.load(bad, device="cpu")
+    proc = subprocess.run([sys.executable, "-m", "nparse.parse", f"model={bad}", f"input={EWT_DEV}"],
+                          cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=120)  # fmt: skip
+    assert proc.returncode == 1 and "refused" in proc.stderr and "Traceback" not in proc.stderr
+    assert not target.exists()
+
+
 def test_interrupted_save_keeps_the_previous_checkpoint(tmp_path, monkeypatch):
     path = tmp_path / "last.pt"
     checkpoint.save_atomic({"epoch": 1}, path)
