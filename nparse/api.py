@@ -146,7 +146,9 @@ class Parser:
         else:
             items = list(source)
             if items and not isinstance(items[0], Sentence):
+                check_token_lists(items)
                 sentences = read_text(io.StringIO("\n".join(" ".join(tokens) for tokens in items)))
+                assert len(sentences) == len(items)
             else:
                 sentences = items  # type: ignore[assignment]
         results = self.parse_nbest(sentences, beam_size, 1 if nbest is None else nbest, decoder=decoder)
@@ -157,6 +159,24 @@ class Parser:
     @staticmethod
     def write(sentences: Sequence[Sentence], target) -> None:
         write_conllu(sentences, target, [s.heads for s in sentences], [s.deprels for s in sentences])
+
+
+def check_token_lists(items: list) -> None:
+    """Token lists must map one to one onto sentences and words: refuse what would not."""
+    for k, tokens in enumerate(items):
+        if isinstance(tokens, str) or not isinstance(tokens, (list, tuple)):
+            raise ValueError(
+                f"sentence {k}: expected a list of tokens, got {type(tokens).__name__} {str(tokens)[:40]!r} "
+                "(to parse a file, pass its path as a str or Path; pre-tokenize text into lists of tokens)"
+            )
+        if not tokens:
+            raise ValueError(f"sentence {k}: empty (no tokens); every sentence needs at least one")
+        for i, token in enumerate(tokens):
+            if not isinstance(token, str) or not token or any(ch.isspace() for ch in token):
+                raise ValueError(
+                    f"sentence {k}, token {i}: {token!r} is not a non-empty string without spaces; "
+                    "a token with a space would become two words"
+                )
 
 
 def nbest_sentences(sent: Sentence, parses: Sequence[Parse]) -> list[Sentence]:

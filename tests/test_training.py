@@ -88,10 +88,40 @@ def test_checkpoint_is_enough_to_parse(tiny_run):
     import nparse
 
     parser = nparse.load(tiny_run / "best.pt", device="cpu")
-    sents = read_conllu(EWT_DEV)[:50]
+    sents = read_conllu(EWT_DEV)[:400]
     parsed = parser.parse(sents)
     assert all(tree_problem(s.heads) is None for s in parsed)
     assert all(lab != "_" for s in parsed for lab in s.deprels[1:])
+    # The label respects the tree: root iff the head is the root (UD validator level 3).
+    for decoder in ("greedy", "beam"):
+        for s in parser.parse(sents, decoder=decoder, beam_size=None if decoder == "greedy" else 4):
+            assert all((s.deprels[d] == "root") == (s.heads[d] == 0) for d in range(1, len(s) + 1))
+
+
+def test_api_inputs_line_up_with_outputs_or_are_refused(tiny_run):
+    import nparse
+
+    parser = nparse.load(tiny_run / "best.pt", device="cpu")
+    for bad, message in [
+        ([["a", "b"], [], ["c"]], "sentence 1: empty"),
+        (["The cat sleeps ."], "sentence 0: expected a list of tokens"),
+        ([["New York", "is", "big"]], "sentence 0, token 0: 'New York'"),
+        ([["a", ""]], "sentence 0, token 1"),
+    ]:
+        with pytest.raises(ValueError, match=message):
+            parser.parse(bad)
+
+
+@pytest.mark.parametrize("content", ["", "# sent_id = 1\n1\ta\t_\tX\t_\t_\t1\tdep\t_\t_\n\n"],
+                         ids=["empty", "every-sentence-skipped"])  # fmt: skip
+def test_training_on_nothing_stops_with_a_message(tmp_path, content):
+    train = tmp_path / "train.conllu"
+    train.write_text(content, encoding="utf-8")
+    cmd = [sys.executable, "-m", "nparse.train", f"hydra.run.dir={tmp_path / 'run'}", f"data.train={train}",
+           "data.dev=null", "data.test=null"]  # fmt: skip
+    proc = subprocess.run(cmd, cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 1 and "no sentence to train on" in proc.stderr and "Traceback" not in proc.stderr
+    assert not (tmp_path / "run" / "best.pt").exists()
 
 
 def test_killed_run_resumes_to_the_same_metrics(tmp_path):

@@ -27,6 +27,8 @@ from .completion import FactorScorer
 from .encoder import Encoder
 from .scorer import LabelScorer, TransitionScorer
 
+ROOT_LABEL = "root"  # the DEPREL of the root's dependent in UD
+
 # Keys of the ``model`` config group that shape the network (the rest are read elsewhere).
 ENCODER_KEYS = (
     "word_dim", "upos_dim", "xpos_dim", "char_dim", "char_hidden",
@@ -165,12 +167,20 @@ class ParserModel(nn.Module):
     def _label(
         self, vectors: torch.Tensor, width: int, trees: list[list[tuple[list[int], float]]]
     ) -> list[list[Parse]]:
-        """Labels of the arcs of every tree, in one labeler call."""
+        """Labels of the arcs of every tree, in one labeler call; ``root`` iff the head is the root
+        (UD: the root's dependent and only it is labelled root)."""
         arcs = [
             (b * width + h[d], b * width + d) for b, ts in enumerate(trees) for h, _ in ts for d in range(1, len(h))
         ]
-        best = self._label_scores(vectors, arcs).argmax(1).tolist()
+        scores = self._label_scores(vectors, arcs)
         names = self.vocabs.labels.itos
+        if ROOT_LABEL in names and len(arcs):
+            root = names.index(ROOT_LABEL)
+            to_root = torch.tensor([h[d] == 0 for ts in trees for h, _ in ts for d in range(1, len(h))])
+            scores[~to_root.to(scores.device), root] = float("-inf")
+            scores[to_root.to(scores.device)] = float("-inf")
+            scores[to_root.to(scores.device), root] = 0.0
+        best = scores.argmax(1).tolist()
         out, k = [], 0
         for ts in trees:
             parses = []

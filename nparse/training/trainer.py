@@ -248,6 +248,16 @@ class Trainer:
         self.prepare_seconds = time.perf_counter() - start
         log.info("oracle data for %d sentences prepared in %.1f s", len(self.data.train), self.prepare_seconds)
         self._report_skipped()
+        if not self.train_examples:
+            reasons = sorted({reason for _, reason in self.data.skipped})
+            raise ValueError(
+                f"data.train={cfg.data.train}: no sentence to train on"
+                + (
+                    f" ({len(self.data.skipped)} skipped: {'; '.join(reasons[:3])})"
+                    if reasons
+                    else " (the file is empty)"
+                )
+            )
         check_reachable(self.global_settings, self.train_examples, self.oracle)
         self.optimizer = torch.optim.Adam(self.model.parameters(), lr=tc.lr, betas=tuple(tc.betas))
         self.model.precision = self.precision
