@@ -11,7 +11,7 @@ import torch
 from tqdm import tqdm
 
 from . import checkpoint
-from .io.conllu import Sentence, read_conllu, read_text, sniff_format, with_comments, write_conllu
+from .io.conllu import Sentence, read_conllu, read_text, read_utf8, sniff_format, with_comments, write_conllu
 from .io.data import Vocabs, bucket_batches, collate, encode
 from .models.parser import Parse, ParserModel, check_beam
 from .systems import make_system
@@ -140,7 +140,7 @@ class Parser:
         ``# score = ...``. ``decoder="mst"`` parses with the completion model's first-order factor.
         """
         if isinstance(source, (str, Path)):
-            text = Path(source).read_text(encoding="utf-8")
+            text = read_utf8(source)
             kind = sniff_format(text) if fmt == "auto" else fmt
             sentences = read_conllu(source, allow_missing_heads=True) if kind == "conllu" else read_text(source)
         else:

@@ -136,3 +136,35 @@ def test_python_api_beam_and_nbest(tiny_run):
     assert len(lists) == len(sents) and all(1 <= len(x) <= 2 for x in lists)
     assert all(x[0].score >= x[-1].score and x[0].score is not None for x in lists)
     assert [len(s) for s in greedy] == [len(x[0]) for x in lists]
+
+
+def test_invalid_utf8_is_reported_with_file_line_and_byte(tmp_path, tiny_run):
+    """A 0xff byte on line 5: parse (CLI and API), evaluate and train name file:5: and the byte;
+    a leading byte-order mark is skipped."""
+    import io
+
+    import nparse
+
+    data = (EWT_DEV.read_text(encoding="utf-8").split("\n\n")[0] + "\n\n").encode("utf-8")
+    broken = data.split(b"\n")
+    broken[4] = broken[4].replace(b"\t", b"\t\xff", 1)
+    bad = tmp_path / "bad.conllu"
+    bad.write_bytes(b"\n".join(broken))
+    where = f"{bad}:5: invalid UTF-8: byte 0xff"
+    with pytest.raises(ValueError, match=where.replace(".", r"\.")):
+        nparse.load(tiny_run / "best.pt", device="cpu").parse(bad)
+    for cmd in (
+        ["nparse.parse", f"model={tiny_run / 'best.pt'}", f"input={bad}"],
+        ["nparse.evaluate", f"gold={bad}", f"pred={bad}"],
+        ["nparse.train", f"hydra.run.dir={tmp_path / 'run'}", f"data.train={bad}", "data.dev=null", "data.test=null"],
+    ):
+        proc = subprocess.run(
+            [sys.executable, "-m", *cmd], cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=300
+        )
+        assert proc.returncode == 1 and where in proc.stderr and "Traceback" not in proc.stderr, (
+            cmd[0],
+            proc.stderr[-1500:],
+        )
+    bom = tmp_path / "bom.conllu"
+    bom.write_bytes(b"\xef\xbb\xbf" + data)
+    assert len(read_conllu(bom)) == 1 and read_conllu(bom)[0].forms == read_conllu(io.StringIO(data.decode()))[0].forms

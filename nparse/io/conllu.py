@@ -153,11 +153,32 @@ def _build(path: str, start: int, lines: list[str], allow_missing_heads: bool) -
     return Sentence(lines, forms, upos, xpos, heads, deprels, word_lines, path, start, sent_id)
 
 
+def decode_utf8(data: bytes, path: str) -> str:
+    """The text of a file's bytes (a leading byte-order mark dropped); invalid UTF-8 is reported
+    as ``file:line:`` with the byte and its column."""
+    try:
+        return data.decode("utf-8").removeprefix("\ufeff")
+    except UnicodeDecodeError as err:
+        line = data.count(b"\n", 0, err.start) + 1
+        column = err.start - (data.rfind(b"\n", 0, err.start) + 1) + 1
+        raise CoNLLUError(path, line, f"invalid UTF-8: byte 0x{data[err.start]:02x} at column {column}") from None
+
+
+def read_utf8(path: str | Path) -> str:
+    """A UTF-8 text file (see ``decode_utf8``)."""
+    return decode_utf8(Path(path).read_bytes(), str(path))
+
+
+def _text_stream(path: str | Path) -> IO[str]:
+    handle = io.StringIO(read_utf8(path))
+    handle.name = str(path)
+    return handle
+
+
 def iter_conllu(source: str | Path | IO[str], allow_missing_heads: bool = False) -> Iterator[Sentence]:
     """Yield the sentences of a CoNLL-U file (path or open text stream)."""
     if isinstance(source, (str, Path)):
-        with open(source, encoding="utf-8") as handle:
-            yield from iter_conllu(handle, allow_missing_heads)
+        yield from iter_conllu(_text_stream(source), allow_missing_heads)
         return
     path = getattr(source, "name", "<stream>")
     path = str(path)
@@ -187,8 +208,7 @@ def read_conllu(source: str | Path | IO[str], allow_missing_heads: bool = False)
 def read_text(source: str | Path | IO[str]) -> list[Sentence]:
     """Pre-tokenized plain text, one sentence per line, tokens separated by whitespace."""
     if isinstance(source, (str, Path)):
-        with open(source, encoding="utf-8") as handle:
-            return read_text(handle)
+        return read_text(_text_stream(source))
     path = str(getattr(source, "name", "<stream>"))
     sentences = []
     for lineno, raw in enumerate(source, 1):
