@@ -168,3 +168,27 @@ def test_invalid_utf8_is_reported_with_file_line_and_byte(tmp_path, tiny_run):
     bom = tmp_path / "bom.conllu"
     bom.write_bytes(b"\xef\xbb\xbf" + data)
     assert len(read_conllu(bom)) == 1 and read_conllu(bom)[0].forms == read_conllu(io.StringIO(data.decode()))[0].forms
+
+
+@pytest.mark.parametrize("mutation", ["spaces", "9 columns", "11 columns"])
+def test_malformed_conllu_is_not_misread_as_text(tmp_path, tiny_run, mutation):
+    """format=auto: a CoNLL-U file whose first word line is malformed is still read as CoNLL-U,
+    and the bad line is reported (not 47 'sentences' of plain text, exit 0)."""
+    import nparse
+
+    blocks = EWT_DEV.read_text(encoding="utf-8").split("\n\n")[:3]
+    lines = blocks[0].split("\n")
+    k = next(i for i, line in enumerate(lines) if not line.startswith("#"))
+    lines[k] = {
+        "spaces": lines[k].replace("\t", " "),
+        "9 columns": "\t".join(lines[k].split("\t")[:9]),
+        "11 columns": lines[k] + "\tX",
+    }[mutation]
+    bad = tmp_path / "bad.conllu"
+    bad.write_text("\n".join(lines) + "\n\n" + "\n\n".join(blocks[1:]) + "\n\n", encoding="utf-8")
+    where = f"{bad}:{k + 1}: expected 10 tab-separated columns"
+    with pytest.raises(ValueError, match=where.replace(".", r"\.")):
+        nparse.load(tiny_run / "best.pt", device="cpu").parse(bad)
+    proc = subprocess.run([sys.executable, "-m", "nparse.parse", f"model={tiny_run / 'best.pt'}", f"input={bad}"],
+                          cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=120)  # fmt: skip
+    assert proc.returncode == 1 and where in proc.stderr

@@ -223,12 +223,26 @@ def read_text(source: str | Path | IO[str]) -> list[Sentence]:
     return sentences
 
 
+CONLLU_COMMENTS = ("# sent_id", "# text", "# newdoc", "# newpar", "# global.columns")
+
+
 def sniff_format(text: str) -> str:
-    """'conllu' if the text looks like CoNLL-U (a tab-separated 10-column line), else 'text'."""
-    for raw in text.splitlines():
-        if raw.strip() and not raw.startswith("#"):
-            return "conllu" if raw.count("\t") == 9 else "text"
-    return "conllu"
+    """'conllu' if the text looks like CoNLL-U anywhere, else 'text': a CoNLL-U comment
+    (sent_id, text, newdoc, ...), a line starting with a word ID and a tab, or three lines in a
+    row numbered 1, 2, 3 (columns split by spaces): such a file is read as CoNLL-U, so that a
+    malformed line is reported at its line instead of the file being parsed as plain text."""
+    run = 0
+    for raw in text.removeprefix("\ufeff").splitlines():
+        if raw.startswith(CONLLU_COMMENTS):
+            return "conllu"
+        first = raw.split(None, 1)[0] if raw.strip() else ""
+        word_id = first.replace("-", "").replace(".", "").isdigit()
+        if word_id and raw.startswith(first + "\t"):
+            return "conllu"
+        run = run + 1 if first == str(run + 1) and len(raw.split()) >= 3 else (1 if first == "1" else 0)
+        if run == 3:
+            return "conllu"
+    return "text" if text.strip() else "conllu"
 
 
 def with_comments(sent: Sentence, comments: list[str]) -> Sentence:
