@@ -192,3 +192,22 @@ def test_malformed_conllu_is_not_misread_as_text(tmp_path, tiny_run, mutation):
     proc = subprocess.run([sys.executable, "-m", "nparse.parse", f"model={tiny_run / 'best.pt'}", f"input={bad}"],
                           cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=120)  # fmt: skip
     assert proc.returncode == 1 and where in proc.stderr
+
+
+def test_a_huge_token_parses_in_bounded_memory(tiny_run):
+    """A 1 MB token: the character model reads 50 characters of it, so parsing is quick and
+    the sentence comes back whole (it used to allocate 8.8 GB)."""
+    import time
+
+    import nparse
+
+    parser = nparse.load(tiny_run / "best.pt", device="cpu")
+    sent = read_conllu(EWT_DEV)[0]
+    forms = list(sent.forms)
+    forms[1] = "x" * 1_000_000
+    from dataclasses import replace
+
+    start = time.perf_counter()
+    parsed = parser.parse([replace(sent, forms=forms)])
+    assert time.perf_counter() - start < 20
+    assert len(parsed[0]) == len(sent) and tree_problem(parsed[0].heads) is None

@@ -65,7 +65,9 @@ class ParserModel(nn.Module):
         self.vocabs = vocabs
         self.system = system
         self.options = dict(options)
-        self.encoder = Encoder(vocabs, **{k: options[k] for k in ENCODER_KEYS}, pretrained=pretrained)
+        sizes = {k: options[k] for k in ENCODER_KEYS}
+        sizes["char_max"] = int(options.get("char_max", 50))  # absent from older checkpoints
+        self.encoder = Encoder(vocabs, **sizes, pretrained=pretrained)
         dim = self.encoder.out_dim
         self.scorer = TransitionScorer(dim, system.n_slots, options["hidden"], len(system.actions))
         self.labeler = LabelScorer(dim, options["label_hidden"], len(vocabs.labels))
