@@ -33,7 +33,8 @@ def main(cfg: DictConfig) -> float:
     if ranks.active:
         run_dir = join_ranks(cfg, ranks, run_dir)
     try:
-        trainer = Trainer(cfg, run_dir, ranks)
+        overrides = list(HydraConfig.get().overrides.task)
+        trainer = Trainer(cfg, run_dir, ranks, overrides)
     except (ValueError, OSError) as err:  # bad settings or input: the message names the key or file
         logging.getLogger("nparse.train").error("%s", err)
         print(f"error: {err}", file=sys.stderr)

@@ -519,3 +519,29 @@ def test_slurm_launcher_config_composes():
     assert launcher._target_.endswith("SlurmLauncher")
     for key in ("partition", "timeout_min", "gpus_per_node", "tasks_per_node", "mem_gb", "setup", "max_num_timeout"):
         assert key in launcher, key
+
+
+def test_resume_takes_the_runs_own_config(tmp_path):
+    """trainer.resume=PATH alone goes on with the run's data and settings (a harmless override,
+    epochs, is applied); another preset, or an override of what is trained, is refused by name."""
+    first = tmp_path / "first"
+    run_train(first, "+exp=archybrid_dynamic", "data.max_train_sentences=30", "data.dev=null", "data.test=null",
+              "trainer.epochs=1", "trainer.threads=1")  # fmt: skip
+    last = first / "last.pt"
+
+    def resume(*overrides: str) -> subprocess.CompletedProcess:
+        cmd = [sys.executable, "-m", "nparse.train", f"hydra.run.dir={tmp_path / 'again'}", f"trainer.resume={last}",
+               *overrides]  # fmt: skip
+        return subprocess.run(cmd, cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=300)
+
+    proc = resume("+exp=2planar_dynamic")
+    assert proc.returncode == 1 and "+exp=2planar_dynamic is not the preset" in proc.stderr, proc.stderr[-2000:]
+    proc = resume("data.max_train_sentences=100")
+    assert proc.returncode == 1 and "data.max_train_sentences=100 would change what the run trains" in proc.stderr
+    assert "Traceback" not in proc.stderr
+    proc = resume("trainer.epochs=2")
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    metrics = json.loads((first / "metrics.json").read_text())
+    assert len(metrics["epochs"]) == 2 and metrics["epochs"][1]["sentences_per_s"] > 0
+    log = (first / "train.log").read_text()
+    assert "training on 30 sentences" in log.split("resuming")[-1] and "trainer.epochs=2" in log

@@ -187,6 +187,63 @@ STOP_SIGNALS = (signal.SIGTERM, signal.SIGUSR1)
 PRECISIONS = ("fp32", "bf16", "fp16")
 
 
+# Keys an override may change when resuming: how the run goes on, not what it trains.
+RESUME_HARMLESS = (
+    "trainer.epochs", "trainer.device", "trainer.threads", "trainer.log_every", "trainer.checkpoint_every",
+    "trainer.precision", "trainer.resume", "decoder.batch_size", "decoder.batch_tokens",
+)  # fmt: skip
+
+
+def _leaves(cfg: Any, prefix: str = "") -> dict[str, Any]:
+    if isinstance(cfg, dict):
+        out: dict[str, Any] = {}
+        for k, v in cfg.items():
+            out.update(_leaves(v, f"{prefix}{k}."))
+        return out
+    return {prefix[:-1]: cfg}
+
+
+def resumed_config(saved: dict, current: DictConfig, overrides: list[str] | None) -> tuple[DictConfig, list[str]]:
+    """The run's own saved config, with the harmless changes of ``current`` applied (logged).
+
+    ``overrides`` are the command line's (Hydra's task overrides): only their keys count as
+    asked for. Without them (a config built in code) every key of ``current`` does. A change of
+    what is trained (data, system, oracle, model, training settings, preset) is refused.
+    Returns the config and the changes applied, for the log."""
+    now = _leaves(OmegaConf.to_container(current, resolve=True))
+    before = _leaves(saved)
+    if overrides is None:
+        asked = [k for k in now if k in before or k.startswith(("trainer.", "data."))]
+    else:
+        asked = []
+        for item in overrides:
+            key, _, value = item.lstrip("+~").partition("=")
+            if key == "exp":
+                if value != saved.get("exp_name"):
+                    raise ValueError(
+                        f"trainer.resume: +exp={value} is not the preset of the run being resumed "
+                        f"({saved.get('exp_name')}); drop it to resume, or start a new run"
+                    )
+                continue
+            if not key.startswith("hydra."):
+                asked.append(key)
+    out = OmegaConf.create(saved)
+    notes = []
+    for key in asked:
+        if key not in now or now[key] == before.get(key):
+            continue
+        if key in RESUME_HARMLESS:
+            OmegaConf.update(out, key, now[key], force_add=True)
+            notes.append(f"{key}={now[key]} (the run had {before.get(key)})")
+        else:
+            raise ValueError(
+                f"trainer.resume: {key}={now[key]} would change what the run trains (it was trained with "
+                f"{key}={before.get(key)}); resuming takes the run's own config, so drop the override, or "
+                "start a new run (trainer.init_from to start from its weights)"
+            )
+    return out, notes
+
+
 class NoWriter:
     """TensorBoard writer of the ranks that do not write (all but rank 0)."""
 
@@ -201,7 +258,16 @@ class NoWriter:
 
 
 class Trainer:
-    def __init__(self, cfg: DictConfig, run_dir: Path, ranks: Ranks | None = None):
+    def __init__(self, cfg: DictConfig, run_dir: Path, ranks: Ranks | None = None, overrides: list[str] | None = None):
+        resume = cfg.trainer.get("resume")
+        if resume == "auto":
+            last = run_dir / "last.pt"
+            resume = last if last.exists() else None
+            if resume is None:
+                log.info("trainer.resume=auto: no last.pt in %s, starting fresh", run_dir)
+        if resume:  # the run's own config, with harmless overrides only
+            resume = resolve_path(resume, "trainer.resume")
+            cfg, self.resume_notes = resumed_config(checkpoint.load(resume)["config"], cfg, overrides)
         self.cfg = cfg
         self.run_dir = run_dir
         self.ranks = ranks or Ranks()
@@ -231,14 +297,8 @@ class Trainer:
         self.best_las = -1.0
         self.history: list[dict] = []
         self.step = 0
-        resume = tc.get("resume")
-        if resume == "auto":
-            last = run_dir / "last.pt"
-            resume = last if last.exists() else None
-            if resume is None:
-                log.info("trainer.resume=auto: no last.pt in %s, starting fresh", run_dir)
         if resume:
-            self._resume(resolve_path(resume, "trainer.resume"))
+            self._resume(resume)
         elif tc.get("init_from"):
             self._init_from(resolve_path(tc.init_from, "trainer.init_from"))
         else:
@@ -341,6 +401,8 @@ class Trainer:
         self.log_handler = handler
         where = f", batch {self.partial['done']} of epoch {self.partial['epoch']}" if self.partial else ""
         log.info("resuming %s after epoch %d%s", path, self.epoch, where)
+        for note in getattr(self, "resume_notes", []):
+            log.info("resume with %s", note)
 
     def _report_skipped(self) -> None:
         if not self.ranks.main:
