@@ -21,8 +21,6 @@ from .api import pick_device
 from .training.distributed import Ranks, broadcast, ranks_from_env, setup, shutdown
 from .training.trainer import Preempted, Trainer
 
-PREEMPTED_EXIT = 143  # 128 + SIGTERM: what a job killed by SIGTERM reports
-
 
 @hydra.main(config_path=str(CONF_DIR), config_name="config", version_base="1.3")
 def main(cfg: DictConfig) -> float:
@@ -43,8 +41,8 @@ def main(cfg: DictConfig) -> float:
         metrics = trainer.run()
     except Preempted as stop:
         logging.getLogger("nparse.train").warning("%s", stop)
-        print(f"preempted: {stop}", file=sys.stderr)
-        sys.exit(PREEMPTED_EXIT)
+        print(f"stopped: {stop}", file=sys.stderr)
+        sys.exit(128 + (stop.signum or 15))  # as if killed by the signal: 143 for SIGTERM, 130 for Ctrl-C
     finally:
         shutdown(ranks)
     best = metrics.get("best") or {}

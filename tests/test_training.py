@@ -545,3 +545,22 @@ def test_resume_takes_the_runs_own_config(tmp_path):
     assert len(metrics["epochs"]) == 2 and metrics["epochs"][1]["sentences_per_s"] > 0
     log = (first / "train.log").read_text()
     assert "training on 30 sentences" in log.split("resuming")[-1] and "trainer.epochs=2" in log
+
+
+@pytest.mark.parametrize(
+    "override,message",
+    [("trainer.batch_size=0", "trainer.batch_size=0: must be at least 1"),
+     ("decoder.batch_size=-5", "decoder.batch_size=-5: must be at least 1"),
+     ("trainer.epochs=abc", "trainer.epochs=abc: expected an integer"),
+     ("data.train=null", "data.train is not set")],
+)  # fmt: skip
+def test_settings_that_cannot_work_stop_before_loading(override, message):
+    from hydra import compose, initialize_config_dir
+
+    from nparse.paths import CONF_DIR
+    from nparse.training.trainer import check_settings
+
+    with initialize_config_dir(config_dir=str(CONF_DIR), version_base="1.3"):
+        cfg = compose(config_name="config", overrides=[override])
+    with pytest.raises(ValueError, match=message):
+        check_settings(cfg)

@@ -97,6 +97,7 @@ def _build(path: str, start: int, lines: list[str], allow_missing_heads: bool) -
     sent_id = None
     seen_tokens = False
     next_range_end = 0  # last word covered by the latest multiword token
+    range_line = 0  # the line of that multiword token
     for k, raw in enumerate(lines):
         lineno = start + k
         if raw.startswith("#"):
@@ -114,6 +115,8 @@ def _build(path: str, start: int, lines: list[str], allow_missing_heads: bool) -
         tid = token["id"]
         n = len(forms) - 1
         if isinstance(tid, int):
+            if tid < 1:
+                raise CoNLLUError(path, lineno, f"word ID {tid}: IDs start at 1 (0 is the root)")
             if tid != n + 1:
                 what = "duplicate" if tid <= n else "non-consecutive"
                 raise CoNLLUError(path, lineno, f"{what} word ID {tid} (expected {n + 1})")
@@ -134,9 +137,15 @@ def _build(path: str, start: int, lines: list[str], allow_missing_heads: bool) -
             word_lines.append(k)
         elif isinstance(tid, tuple) and len(tid) == 3 and tid[1] == "-":
             first, last = tid[0], tid[2]
-            if first != n + 1 or last < first:
+            if first <= next_range_end:
+                raise CoNLLUError(
+                    path,
+                    lineno,
+                    f"multiword token {cols[0]} overlaps the one on line {range_line} (up to word {next_range_end})",
+                )
+            if first != n + 1 or last <= first:
                 raise CoNLLUError(path, lineno, f"multiword token {cols[0]} out of order (next word is {n + 1})")
-            next_range_end = last
+            next_range_end, range_line = last, lineno
         elif isinstance(tid, tuple) and len(tid) == 3 and tid[1] == ".":
             if tid[0] != n:
                 raise CoNLLUError(path, lineno, f"empty node {cols[0]} out of order (after word {n})")
@@ -146,7 +155,9 @@ def _build(path: str, start: int, lines: list[str], allow_missing_heads: bool) -
     if n == 0:
         raise CoNLLUError(path, start, "sentence without words")
     if next_range_end > n:
-        raise CoNLLUError(path, start, f"multiword token reaches word {next_range_end} but the sentence has {n}")
+        raise CoNLLUError(
+            path, range_line, f"multiword token reaches word {next_range_end} but the sentence has {n} words"
+        )
     for i in range(1, n + 1):
         if heads[i] > n:
             raise CoNLLUError(path, start + word_lines[i], f"HEAD {heads[i]} out of range (sentence has {n} words)")

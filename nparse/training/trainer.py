@@ -179,11 +179,15 @@ def cpu_threads(setting: int | None) -> int:
 
 
 class Preempted(Exception):
-    """Training stopped on SIGTERM/SIGUSR1 after writing last.pt; a rerun with trainer.resume=auto
-    (or the path) goes on from there."""
+    """Training stopped on SIGTERM/SIGUSR1/SIGINT (Ctrl-C) after writing last.pt; a rerun with
+    trainer.resume=auto (or the path) goes on from there."""
+
+    def __init__(self, message: str, signum: int | None = None):
+        super().__init__(message)
+        self.signum = signum
 
 
-STOP_SIGNALS = (signal.SIGTERM, signal.SIGUSR1)
+STOP_SIGNALS = (signal.SIGTERM, signal.SIGUSR1, signal.SIGINT)
 PRECISIONS = ("fp32", "bf16", "fp16")
 
 
@@ -244,6 +248,33 @@ def resumed_config(saved: dict, current: DictConfig, overrides: list[str] | None
     return out, notes
 
 
+# (key, smallest value) of the integer settings checked before anything is loaded.
+INTEGER_SETTINGS = (
+    ("trainer.epochs", 1), ("trainer.batch_size", 1), ("trainer.batch_tokens", 0), ("trainer.seed", None),
+    ("trainer.log_every", 1), ("trainer.checkpoint_every", 0), ("trainer.threads", 0),
+    ("decoder.batch_size", 1), ("decoder.batch_tokens", 0), ("decoder.beam_size", 1),
+    ("data.max_train_sentences", 1),
+)  # fmt: skip
+
+
+def check_settings(cfg: DictConfig) -> None:
+    """Values that cannot work stop the run at once, with the key named (not after loading data,
+    not as a traceback)."""
+    if not cfg.data.get("train"):
+        raise ValueError("data.train is not set: give a CoNLL-U file (data.train=PATH) or a data preset (data=en_ewt)")
+    for key, least in INTEGER_SETTINGS:
+        value = OmegaConf.select(cfg, key)
+        if value is None and key in ("data.max_train_sentences", "trainer.batch_tokens", "decoder.batch_tokens"):
+            continue
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise ValueError(f"{key}={value}: expected an integer")
+        if least is not None and value < least:
+            raise ValueError(f"{key}={value}: must be at least {least}")
+    lr = OmegaConf.select(cfg, "trainer.lr")
+    if isinstance(lr, bool) or not isinstance(lr, (int, float)) or lr <= 0:
+        raise ValueError(f"trainer.lr={lr}: expected a positive number")
+
+
 class NoWriter:
     """TensorBoard writer of the ranks that do not write (all but rank 0)."""
 
@@ -259,6 +290,7 @@ class NoWriter:
 
 class Trainer:
     def __init__(self, cfg: DictConfig, run_dir: Path, ranks: Ranks | None = None, overrides: list[str] | None = None):
+        check_settings(cfg)
         resume = cfg.trainer.get("resume")
         if resume == "auto":
             last = run_dir / "last.pt"
@@ -506,7 +538,8 @@ class Trainer:
                     raise Preempted(
                         f"{name}: stopped after batch {k + 1} of {updates} of epoch {epoch}; "
                         f"{self.run_dir / 'last.pt'} written; rerun with trainer.resume=auto "
-                        f"hydra.run.dir={self.run_dir} to go on"
+                        f"hydra.run.dir={self.run_dir} to go on",
+                        self.stop_signal,
                     )
         if window["tokens"]:
             self._log_window(window, bar)
