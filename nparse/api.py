@@ -11,7 +11,7 @@ import torch
 from tqdm import tqdm
 
 from . import checkpoint
-from .io.conllu import Sentence, read_conllu, read_text, sniff_format, with_comments, write_conllu
+from .io.conllu import Sentence, read_conllu, read_text, read_utf8, sniff_format, with_comments, write_conllu
 from .io.data import Vocabs, bucket_batches, collate, encode
 from .models.parser import Parse, ParserModel, check_beam
 from .systems import make_system
@@ -52,6 +52,7 @@ class Parser:
         self.beam_size = int(decoder.get("beam_size") or 1)
         self.decoder = "mst" if decoder.get("name") == "mst" else "beam"
         self.batch_size = int(decoder.get("batch_size") or 1024)
+        self.batch_tokens = int(decoder.get("batch_tokens") or 0)
 
     @classmethod
     def load(cls, path: str | Path, device: str = "auto") -> "Parser":
@@ -101,7 +102,7 @@ class Parser:
         examples = [encode(s, self.model.vocabs) for s in sentences]
         index = {id(e): k for k, e in enumerate(examples)}
         results: list = [None] * len(examples)
-        batches = bucket_batches(examples, int(batch_size or self.batch_size))
+        batches = bucket_batches(examples, int(batch_size or self.batch_size), max_tokens=self.batch_tokens)
         bar = tqdm(total=len(examples), unit="sent", disable=not progress, leave=False)
         self.model.eval()
         for batch in batches:
@@ -139,13 +140,15 @@ class Parser:
         ``# score = ...``. ``decoder="mst"`` parses with the completion model's first-order factor.
         """
         if isinstance(source, (str, Path)):
-            text = Path(source).read_text(encoding="utf-8")
+            text = read_utf8(source)
             kind = sniff_format(text) if fmt == "auto" else fmt
             sentences = read_conllu(source, allow_missing_heads=True) if kind == "conllu" else read_text(source)
         else:
             items = list(source)
             if items and not isinstance(items[0], Sentence):
+                check_token_lists(items)
                 sentences = read_text(io.StringIO("\n".join(" ".join(tokens) for tokens in items)))
+                assert len(sentences) == len(items)
             else:
                 sentences = items  # type: ignore[assignment]
         results = self.parse_nbest(sentences, beam_size, 1 if nbest is None else nbest, decoder=decoder)
@@ -156,6 +159,24 @@ class Parser:
     @staticmethod
     def write(sentences: Sequence[Sentence], target) -> None:
         write_conllu(sentences, target, [s.heads for s in sentences], [s.deprels for s in sentences])
+
+
+def check_token_lists(items: list) -> None:
+    """Token lists must map one to one onto sentences and words: refuse what would not."""
+    for k, tokens in enumerate(items):
+        if isinstance(tokens, str) or not isinstance(tokens, (list, tuple)):
+            raise ValueError(
+                f"sentence {k}: expected a list of tokens, got {type(tokens).__name__} {str(tokens)[:40]!r} "
+                "(to parse a file, pass its path as a str or Path; pre-tokenize text into lists of tokens)"
+            )
+        if not tokens:
+            raise ValueError(f"sentence {k}: empty (no tokens); every sentence needs at least one")
+        for i, token in enumerate(tokens):
+            if not isinstance(token, str) or not token or any(ch.isspace() for ch in token):
+                raise ValueError(
+                    f"sentence {k}, token {i}: {token!r} is not a non-empty string without spaces; "
+                    "a token with a space would become two words"
+                )
 
 
 def nbest_sentences(sent: Sentence, parses: Sequence[Parse]) -> list[Sentence]:

@@ -1,12 +1,15 @@
 """Checkpoints: one file holds everything needed to parse (weights, config, vocabularies, system).
 
 Writes are atomic: the file is written next to its destination, flushed to disk and renamed
-over it, so a kill during saving leaves the previous checkpoint intact.
+over it, so a kill during saving leaves the previous checkpoint intact. Reads accept tensors and
+plain data only (``weights_only=True``): a crafted file cannot run code through ``nparse.load``,
+``python -m nparse.parse`` or ``trainer.resume``/``init_from``.
 """
 
 from __future__ import annotations
 
 import os
+import pickle
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -35,8 +38,14 @@ def load(path: str | Path, device: str | torch.device = "cpu") -> dict[str, Any]
     path = Path(path)
     if not path.is_file():
         raise FileNotFoundError(f"checkpoint not found: {path}")
-    try:
-        state = torch.load(path, map_location=device, weights_only=False)
+    try:  # tensors and plain data only: unpickling arbitrary objects could run code
+        state = torch.load(path, map_location=device, weights_only=True)
+    except pickle.UnpicklingError as err:
+        raise ValueError(
+            f"{path}: refused: it holds Python objects other than tensors and plain data, which could "
+            "run code when loaded; nparse checkpoints never do, so this file was not written by nparse "
+            f"or was tampered with ({str(err).splitlines()[0]})"
+        ) from err
     except Exception as err:  # torch raises several types for damaged files
         raise ValueError(f"{path}: not a readable nparse checkpoint ({err})") from err
     if not isinstance(state, dict) or state.get("format") != FORMAT:

@@ -22,7 +22,7 @@ import time
 from dataclasses import replace
 
 from .cli import parse_args
-from .io.conllu import CoNLLUError, read_conllu, read_text, sniff_format, write_conllu
+from .io.conllu import CoNLLUError, decode_utf8, read_conllu, read_text, read_utf8, sniff_format, write_conllu
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -45,12 +45,11 @@ def main(argv: list[str] | None = None) -> int:
 
     try:
         if args["input"] in (None, "-"):
-            text = sys.stdin.read()
+            text = decode_utf8(sys.stdin.buffer.read(), "<stdin>")
             source = io.StringIO(text)
             source.name = "<stdin>"
         else:
-            with open(args["input"], encoding="utf-8") as handle:
-                text = handle.read()
+            text = read_utf8(args["input"])
             source = io.StringIO(text)
             source.name = args["input"]
         fmt = sniff_format(text) if args["format"] == "auto" else args["format"]

@@ -9,6 +9,7 @@ The trainer itself is ``nparse.training.trainer.Trainer``.
 from __future__ import annotations
 
 import logging
+import shutil
 import sys
 from pathlib import Path
 
@@ -16,7 +17,9 @@ import hydra
 from omegaconf import DictConfig
 
 from .paths import CONF_DIR
-from .training.trainer import Trainer
+from .api import pick_device
+from .training.distributed import Ranks, broadcast, ranks_from_env, setup, shutdown
+from .training.trainer import Preempted, Trainer
 
 
 @hydra.main(config_path=str(CONF_DIR), config_name="config", version_base="1.3")
@@ -24,15 +27,45 @@ def main(cfg: DictConfig) -> float:
     from hydra.core.hydra_config import HydraConfig
 
     run_dir = Path(HydraConfig.get().runtime.output_dir)
+    ranks = ranks_from_env()
+    if ranks.active:
+        run_dir = join_ranks(cfg, ranks, run_dir)
     try:
-        trainer = Trainer(cfg, run_dir)
+        overrides = list(HydraConfig.get().overrides.task)
+        trainer = Trainer(cfg, run_dir, ranks, overrides)
     except (ValueError, OSError) as err:  # bad settings or input: the message names the key or file
         logging.getLogger("nparse.train").error("%s", err)
         print(f"error: {err}", file=sys.stderr)
         sys.exit(1)
-    metrics = trainer.run()
+    try:
+        metrics = trainer.run()
+    except Preempted as stop:
+        logging.getLogger("nparse.train").warning("%s", stop)
+        print(f"stopped: {stop}", file=sys.stderr)
+        sys.exit(128 + (stop.signum or 15))  # as if killed by the signal: 143 for SIGTERM, 130 for Ctrl-C
+    finally:
+        shutdown(ranks)
     best = metrics.get("best") or {}
     return float(best.get("dev_las", 0.0))
+
+
+def join_ranks(cfg: DictConfig, ranks: Ranks, own: Path) -> Path:
+    """Join the process group; every rank works in rank 0's run directory, and only rank 0
+    logs to files (the others keep warnings and errors on stderr)."""
+    setup(ranks, cuda=pick_device(cfg.trainer.device).type == "cuda")
+    shared = Path(str(broadcast(str(own), ranks)))
+    if not ranks.main:
+        root = logging.getLogger()
+        for handler in list(root.handlers):
+            root.removeHandler(handler)
+            handler.close()
+        stderr = logging.StreamHandler()
+        stderr.setLevel(logging.WARNING)
+        root.addHandler(stderr)
+        if own != shared and own.is_dir():  # Hydra made a folder of its own for this rank: drop it
+            if all(p.name in (".hydra", "train.log") for p in own.iterdir()):
+                shutil.rmtree(own, ignore_errors=True)
+    return shared
 
 
 if __name__ == "__main__":

@@ -133,3 +133,38 @@ def test_nbest_trees_are_distinct_sorted_and_start_with_the_best(name, options):
     assert sum(len(m) for m in nbest) > 3 * len(nbest)  # real sentences have alternatives
     with pytest.raises(ValueError, match="nbest"):
         model.parse(batch, beam_size=2, nbest=3)
+
+
+def test_batches_respect_sentence_and_token_caps():
+    sents = sentences_of(EWT_DEV, 300)
+    vocabs = Vocabs.build(sents)
+    examples = [encode(s, vocabs) for s in sents]
+    plain = bucket_batches(examples, 32)
+    capped = bucket_batches(examples, 32, random.Random(1), max_tokens=400)
+    for batches in (plain, capped):
+        assert sorted(id(e) for b in batches for e in b) == sorted(id(e) for e in examples)  # nothing lost
+        assert all(len(b) <= 32 for b in batches)
+    assert all(len(b) == 1 or len(b) * (max(len(e) for e in b) + 1) <= 400 for b in capped)
+    assert [len(b) for b in plain] == [32] * (300 // 32) + [300 % 32]  # no token cap: as before
+
+
+@pytest.mark.parametrize(
+    "name", ["archybrid", "arceager", "arcstandard", "swapstandard", "twoplanar", "archybrid_swap"]
+)
+def test_a_1000_word_sentence_parses(name):
+    """One 1,000-word sentence (EWT dev sentences run together), greedy and beam 2."""
+    import io
+
+    from nparse.io.conllu import read_text, tree_problem
+
+    words = [w for s in dev_sentences()[:80] for w in s.forms[1:]][:1000]
+    n = len(words)
+    handle = io.StringIO(" ".join(words) + "\n")
+    handle.name = "<long>"
+    sent = read_text(handle)[0]
+    assert len(sent) == n == 1000
+    system = make_system(name)
+    model = random_model(system, dev_sentences()[:200])
+    for beam in (1, 2):
+        parses = model.parse(collate([encode(sent, model.vocabs)]), beam)
+        assert tree_problem(parses[0][0].heads) is None and len(parses[0][0].heads) == n + 1

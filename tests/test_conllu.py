@@ -135,3 +135,23 @@ def test_training_data_reports_and_skips_non_trees(tmp_path):
     assert len(data.train) == 2
     assert [name for name, _ in data.skipped] == ["tworoots", "cyc"]
     assert "cycle" in data.skipped[1][1]
+
+
+@pytest.mark.parametrize(
+    "lines,where,message",
+    [
+        (["0\ta\t_\tX\t_\t_\t0\troot\t_\t_"], 1, "word ID 0: IDs start at 1"),
+        (["1\ta\t_\tX\t_\t_\t0\troot\t_\t_", "2-3\tbc\t_\t_\t_\t_\t_\t_\t_\t_", "2\tb\t_\tX\t_\t_\t1\tdep\t_\t_"],
+         2, "multiword token reaches word 3 but the sentence has 2 words"),
+        (["1-2\tab\t_\t_\t_\t_\t_\t_\t_\t_", "1\ta\t_\tX\t_\t_\t0\troot\t_\t_", "2-3\tbc\t_\t_\t_\t_\t_\t_\t_\t_",
+          "2\tb\t_\tX\t_\t_\t1\tdep\t_\t_", "3\tc\t_\tX\t_\t_\t1\tdep\t_\t_"], 3, "overlaps the one on line 1"),
+    ],
+    ids=["id-0", "range-past-the-end", "overlapping-ranges"],
+)  # fmt: skip
+def test_bad_ids_and_ranges_are_reported_at_their_line(lines, where, message):
+    import io
+
+    handle = io.StringIO("\n".join(lines) + "\n\n")
+    handle.name = "f.conllu"
+    with pytest.raises(CoNLLUError, match=f"f.conllu:{where}: .*{message}"):
+        read_conllu(handle)

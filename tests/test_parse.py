@@ -136,3 +136,78 @@ def test_python_api_beam_and_nbest(tiny_run):
     assert len(lists) == len(sents) and all(1 <= len(x) <= 2 for x in lists)
     assert all(x[0].score >= x[-1].score and x[0].score is not None for x in lists)
     assert [len(s) for s in greedy] == [len(x[0]) for x in lists]
+
+
+def test_invalid_utf8_is_reported_with_file_line_and_byte(tmp_path, tiny_run):
+    """A 0xff byte on line 5: parse (CLI and API), evaluate and train name file:5: and the byte;
+    a leading byte-order mark is skipped."""
+    import io
+
+    import nparse
+
+    data = (EWT_DEV.read_text(encoding="utf-8").split("\n\n")[0] + "\n\n").encode("utf-8")
+    broken = data.split(b"\n")
+    broken[4] = broken[4].replace(b"\t", b"\t\xff", 1)
+    bad = tmp_path / "bad.conllu"
+    bad.write_bytes(b"\n".join(broken))
+    where = f"{bad}:5: invalid UTF-8: byte 0xff"
+    with pytest.raises(ValueError, match=where.replace(".", r"\.")):
+        nparse.load(tiny_run / "best.pt", device="cpu").parse(bad)
+    for cmd in (
+        ["nparse.parse", f"model={tiny_run / 'best.pt'}", f"input={bad}"],
+        ["nparse.evaluate", f"gold={bad}", f"pred={bad}"],
+        ["nparse.train", f"hydra.run.dir={tmp_path / 'run'}", f"data.train={bad}", "data.dev=null", "data.test=null"],
+    ):
+        proc = subprocess.run(
+            [sys.executable, "-m", *cmd], cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=300
+        )
+        assert proc.returncode == 1 and where in proc.stderr and "Traceback" not in proc.stderr, (
+            cmd[0],
+            proc.stderr[-1500:],
+        )
+    bom = tmp_path / "bom.conllu"
+    bom.write_bytes(b"\xef\xbb\xbf" + data)
+    assert len(read_conllu(bom)) == 1 and read_conllu(bom)[0].forms == read_conllu(io.StringIO(data.decode()))[0].forms
+
+
+@pytest.mark.parametrize("mutation", ["spaces", "9 columns", "11 columns"])
+def test_malformed_conllu_is_not_misread_as_text(tmp_path, tiny_run, mutation):
+    """format=auto: a CoNLL-U file whose first word line is malformed is still read as CoNLL-U,
+    and the bad line is reported (not 47 'sentences' of plain text, exit 0)."""
+    import nparse
+
+    blocks = EWT_DEV.read_text(encoding="utf-8").split("\n\n")[:3]
+    lines = blocks[0].split("\n")
+    k = next(i for i, line in enumerate(lines) if not line.startswith("#"))
+    lines[k] = {
+        "spaces": lines[k].replace("\t", " "),
+        "9 columns": "\t".join(lines[k].split("\t")[:9]),
+        "11 columns": lines[k] + "\tX",
+    }[mutation]
+    bad = tmp_path / "bad.conllu"
+    bad.write_text("\n".join(lines) + "\n\n" + "\n\n".join(blocks[1:]) + "\n\n", encoding="utf-8")
+    where = f"{bad}:{k + 1}: expected 10 tab-separated columns"
+    with pytest.raises(ValueError, match=where.replace(".", r"\.")):
+        nparse.load(tiny_run / "best.pt", device="cpu").parse(bad)
+    proc = subprocess.run([sys.executable, "-m", "nparse.parse", f"model={tiny_run / 'best.pt'}", f"input={bad}"],
+                          cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=120)  # fmt: skip
+    assert proc.returncode == 1 and where in proc.stderr
+
+
+def test_a_huge_token_parses_in_bounded_memory(tiny_run):
+    """A 1 MB token: the character model reads 50 characters of it, so parsing is quick and
+    the sentence comes back whole (it used to allocate 8.8 GB)."""
+    import time
+
+    import nparse
+
+    parser = nparse.load(tiny_run / "best.pt", device="cpu")
+    sent = read_conllu(EWT_DEV)[0]
+    forms = list(sent.forms)
+    forms[1] = "x" * 1_000_000
+    from dataclasses import replace
+
+    start = time.perf_counter()
+    parsed = parser.parse([replace(sent, forms=forms)])
+    assert time.perf_counter() - start < 20
+    assert len(parsed[0]) == len(sent) and tree_problem(parsed[0].heads) is None

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import signal
 import subprocess
 import sys
@@ -87,10 +88,40 @@ def test_checkpoint_is_enough_to_parse(tiny_run):
     import nparse
 
     parser = nparse.load(tiny_run / "best.pt", device="cpu")
-    sents = read_conllu(EWT_DEV)[:50]
+    sents = read_conllu(EWT_DEV)[:400]
     parsed = parser.parse(sents)
     assert all(tree_problem(s.heads) is None for s in parsed)
     assert all(lab != "_" for s in parsed for lab in s.deprels[1:])
+    # The label respects the tree: root iff the head is the root (UD validator level 3).
+    for decoder in ("greedy", "beam"):
+        for s in parser.parse(sents, decoder=decoder, beam_size=None if decoder == "greedy" else 4):
+            assert all((s.deprels[d] == "root") == (s.heads[d] == 0) for d in range(1, len(s) + 1))
+
+
+def test_api_inputs_line_up_with_outputs_or_are_refused(tiny_run):
+    import nparse
+
+    parser = nparse.load(tiny_run / "best.pt", device="cpu")
+    for bad, message in [
+        ([["a", "b"], [], ["c"]], "sentence 1: empty"),
+        (["The cat sleeps ."], "sentence 0: expected a list of tokens"),
+        ([["New York", "is", "big"]], "sentence 0, token 0: 'New York'"),
+        ([["a", ""]], "sentence 0, token 1"),
+    ]:
+        with pytest.raises(ValueError, match=message):
+            parser.parse(bad)
+
+
+@pytest.mark.parametrize("content", ["", "# sent_id = 1\n1\ta\t_\tX\t_\t_\t1\tdep\t_\t_\n\n"],
+                         ids=["empty", "every-sentence-skipped"])  # fmt: skip
+def test_training_on_nothing_stops_with_a_message(tmp_path, content):
+    train = tmp_path / "train.conllu"
+    train.write_text(content, encoding="utf-8")
+    cmd = [sys.executable, "-m", "nparse.train", f"hydra.run.dir={tmp_path / 'run'}", f"data.train={train}",
+           "data.dev=null", "data.test=null"]  # fmt: skip
+    proc = subprocess.run(cmd, cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 1 and "no sentence to train on" in proc.stderr and "Traceback" not in proc.stderr
+    assert not (tmp_path / "run" / "best.pt").exists()
 
 
 def test_killed_run_resumes_to_the_same_metrics(tmp_path):
@@ -138,6 +169,113 @@ def test_killed_run_resumes_to_the_same_metrics(tmp_path):
         return [{k: v for k, v in e.items() if k not in timing} for e in epochs]
 
     assert strip(resumed["epochs"]) == strip(full["epochs"])
+
+
+def test_sigterm_mid_epoch_then_resume_auto_matches_an_uninterrupted_run(tmp_path):
+    """SIGTERM during a batch: the batch is finished, last.pt (with the epoch's position) written
+    and Preempted raised; trainer.resume=auto in the same directory goes on from there and ends
+    with the metrics of an uninterrupted run. In an empty directory resume=auto starts fresh."""
+    from hydra import compose, initialize_config_dir
+
+    from nparse.paths import CONF_DIR
+    from nparse.training.trainer import Preempted, Trainer
+
+    dev = small_dev(tmp_path)
+    common = ["+exp=archybrid_dynamic", "data.max_train_sentences=120", f"data.dev={dev}", "data.test=null",
+              "trainer.epochs=3", "trainer.batch_size=8", "oracle.explore_from_epoch=1", "trainer.threads=1",
+              "trainer.resume=auto"]  # fmt: skip
+    threads = torch.get_num_threads()
+    with initialize_config_dir(config_dir=str(CONF_DIR), version_base="1.3"):
+        cfg = compose(config_name="config", overrides=common)
+    try:
+        full = Trainer(cfg, tmp_path / "full").run()
+        run = tmp_path / "stopped"
+        trainer = Trainer(cfg, run)
+        original, calls = trainer._train_batch, []
+
+        def batch_then_signal(*args, **kwargs):
+            calls.append(1)
+            if len(calls) == 20:  # batch 5 of epoch 2 (15 batches per epoch)
+                os.kill(os.getpid(), signal.SIGTERM)
+            return original(*args, **kwargs)
+
+        trainer._train_batch = batch_then_signal  # type: ignore[method-assign]
+        with pytest.raises(Preempted, match="SIGTERM: stopped after batch 5 of 15 of epoch 2"):
+            trainer.run()
+        state = checkpoint.load(run / "last.pt")
+        assert state["epoch"] == 1 and state["partial"]["epoch"] == 2 and state["partial"]["done"] == 5
+        resumed = Trainer(cfg, run).run()
+    finally:
+        torch.set_num_threads(threads)
+    assert json.loads((run / "metrics.json").read_text())["epochs"] == resumed["epochs"]  # in the same folder
+
+    def strip(epochs):
+        timing = ("seconds", "sentences_per_s", "tokens_per_s", "oracle_seconds", "oracle_share")
+        return [{k: v for k, v in e.items() if k not in timing} for e in epochs]
+
+    assert strip(resumed["epochs"]) == strip(full["epochs"])
+
+
+def test_threads_follow_the_cpus_the_job_was_given(monkeypatch):
+    from nparse.training.trainer import cpu_threads
+
+    monkeypatch.delenv("SLURM_CPUS_PER_TASK", raising=False)
+    assert cpu_threads(0) == len(os.sched_getaffinity(0))
+    assert cpu_threads(3) == 3
+    monkeypatch.setenv("SLURM_CPUS_PER_TASK", "5")
+    assert cpu_threads(None) == 5
+    assert cpu_threads(1) == 1
+
+
+def test_bf16_training_runs_on_cpu_and_fp16_is_refused(tmp_path):
+    """trainer.precision=bf16 trains on CPU (the BiLSTMs stay float32 there), and the model still
+    parses; fp16 without a GPU stops at start-up with the key named."""
+    from hydra import compose, initialize_config_dir
+
+    from nparse.api import Parser
+    from nparse.paths import CONF_DIR
+    from nparse.training.trainer import Trainer
+
+    overrides = ["+exp=archybrid_dynamic", "data.max_train_sentences=40", "data.dev=null", "data.test=null",
+                 "trainer.epochs=1", "trainer.precision=bf16"]  # fmt: skip
+    threads = torch.get_num_threads()
+    with initialize_config_dir(config_dir=str(CONF_DIR), version_base="1.3"):
+        cfg = compose(config_name="config", overrides=overrides)
+        fp16 = compose(config_name="config", overrides=[*overrides, "trainer.precision=fp16", "trainer.device=cpu"])
+    try:
+        trainer = Trainer(cfg, tmp_path / "bf16")
+        metrics = trainer.run()
+        with pytest.raises(ValueError, match="trainer.precision=fp16 needs a GPU"):
+            Trainer(fp16, tmp_path / "fp16")
+    finally:
+        torch.set_num_threads(threads)
+    assert metrics["epochs"][0]["loss_per_token"] > 0
+    parsed = Parser(trainer.model).parse(read_conllu(EWT_DEV)[:20])
+    assert all(tree_problem(s.heads) is None for s in parsed)
+
+
+class _Planted:
+    """Unpickling this creates a file: what a crafted checkpoint could do."""
+
+    def __init__(self, target: str):
+        self.target = target
+
+    def __reduce__(self):
+        return (Path.touch, (Path(self.target),))
+
+
+def test_a_checkpoint_that_would_run_code_is_refused(tmp_path):
+    import nparse
+
+    target = tmp_path / "planted"
+    bad = tmp_path / "bad.pt"
+    torch.save({"format": checkpoint.FORMAT, "model": {}, "payload": _Planted(str(target))}, bad)
+    with pytest.raises(ValueError, match="refused: it holds Python objects"):
+        nparse.load(bad, device="cpu")
+    proc = subprocess.run([sys.executable, "-m", "nparse.parse", f"model={bad}", f"input={EWT_DEV}"],
+                          cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=120)  # fmt: skip
+    assert proc.returncode == 1 and "refused" in proc.stderr and "Traceback" not in proc.stderr
+    assert not target.exists()
 
 
 def test_interrupted_save_keeps_the_previous_checkpoint(tmp_path, monkeypatch):
@@ -353,3 +491,76 @@ def test_completion_settings_that_make_no_sense_are_refused(overrides, message):
     settings = global_settings(cfg, oracle) if cfg.trainer.name == "global" else None
     with pytest.raises(ValueError, match=message):
         check_completion(cfg, settings)
+
+
+def test_submitit_local_multirun_writes_both_runs(tmp_path):
+    """The launcher the SLURM config builds on, run locally: two jobs, two complete runs."""
+    sweep = tmp_path / "sweep"
+    cmd = [sys.executable, "-m", "nparse.train", "-m", "hydra/launcher=submitit_local", "+exp=archybrid_dynamic",
+           "trainer.seed=1,2", "data.max_train_sentences=30", "trainer.epochs=1", "data.dev=null", "data.test=null",
+           "trainer.threads=1", f"hydra.sweep.dir={sweep}"]  # fmt: skip
+    proc = subprocess.run(cmd, cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    for job in ("0", "1"):
+        metrics = json.loads((sweep / job / "metrics.json").read_text())
+        assert len(metrics["epochs"]) == 1 and (sweep / job / "best.pt").exists()
+    seeds = {json.loads((sweep / j / "metrics.json").read_text())["epochs"][0]["loss_per_token"] for j in "01"}
+    assert len(seeds) == 2  # different seeds, different runs
+
+
+def test_slurm_launcher_config_composes():
+    from hydra import compose, initialize_config_dir
+
+    from nparse.paths import CONF_DIR
+
+    with initialize_config_dir(config_dir=str(CONF_DIR), version_base="1.3"):
+        cfg = compose(config_name="config", overrides=["hydra/launcher=slurm"], return_hydra_config=True)
+    launcher = cfg.hydra.launcher
+    assert launcher._target_.endswith("SlurmLauncher")
+    for key in ("partition", "timeout_min", "gpus_per_node", "tasks_per_node", "mem_gb", "setup", "max_num_timeout"):
+        assert key in launcher, key
+
+
+def test_resume_takes_the_runs_own_config(tmp_path):
+    """trainer.resume=PATH alone goes on with the run's data and settings (a harmless override,
+    epochs, is applied); another preset, or an override of what is trained, is refused by name."""
+    first = tmp_path / "first"
+    run_train(first, "+exp=archybrid_dynamic", "data.max_train_sentences=30", "data.dev=null", "data.test=null",
+              "trainer.epochs=1", "trainer.threads=1")  # fmt: skip
+    last = first / "last.pt"
+
+    def resume(*overrides: str) -> subprocess.CompletedProcess:
+        cmd = [sys.executable, "-m", "nparse.train", f"hydra.run.dir={tmp_path / 'again'}", f"trainer.resume={last}",
+               *overrides]  # fmt: skip
+        return subprocess.run(cmd, cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=300)
+
+    proc = resume("+exp=2planar_dynamic")
+    assert proc.returncode == 1 and "+exp=2planar_dynamic is not the preset" in proc.stderr, proc.stderr[-2000:]
+    proc = resume("data.max_train_sentences=100")
+    assert proc.returncode == 1 and "data.max_train_sentences=100 would change what the run trains" in proc.stderr
+    assert "Traceback" not in proc.stderr
+    proc = resume("trainer.epochs=2")
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    metrics = json.loads((first / "metrics.json").read_text())
+    assert len(metrics["epochs"]) == 2 and metrics["epochs"][1]["sentences_per_s"] > 0
+    log = (first / "train.log").read_text()
+    assert "training on 30 sentences" in log.split("resuming")[-1] and "trainer.epochs=2" in log
+
+
+@pytest.mark.parametrize(
+    "override,message",
+    [("trainer.batch_size=0", "trainer.batch_size=0: must be at least 1"),
+     ("decoder.batch_size=-5", "decoder.batch_size=-5: must be at least 1"),
+     ("trainer.epochs=abc", "trainer.epochs=abc: expected an integer"),
+     ("data.train=null", "data.train is not set")],
+)  # fmt: skip
+def test_settings_that_cannot_work_stop_before_loading(override, message):
+    from hydra import compose, initialize_config_dir
+
+    from nparse.paths import CONF_DIR
+    from nparse.training.trainer import check_settings
+
+    with initialize_config_dir(config_dir=str(CONF_DIR), version_base="1.3"):
+        cfg = compose(config_name="config", overrides=[override])
+    with pytest.raises(ValueError, match=message):
+        check_settings(cfg)

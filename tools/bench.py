@@ -8,8 +8,10 @@ set, then parses dev + test with the resulting model greedily and, with ``--beam
 beam of K (for a model with a completion model, ``model.completion.factors``, also with the
 same beam without the completion model and with ``decoder=mst``); with ``--global`` it then trains one more epoch with beam search (the config's
 ``trainer=global`` settings, or the defaults of conf/trainer/global.yaml, beam size K). Prints
-sentences/s and tokens/s of each, the ratios to greedy, and the machine it ran on. Overrides are
-Hydra overrides of the training config.
+sentences/s and tokens/s of each, the ratios to greedy, the machine, device, precision and
+number of processes, and where the time went (encoder, scorer, state handling, oracle, loss;
+"other" is the rest: backward pass, optimizer, batching). Overrides are Hydra overrides of the
+training config.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from omegaconf import OmegaConf, open_dict
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from nparse import timing  # noqa: E402
 from nparse.api import Parser  # noqa: E402
 from nparse.paths import CONF_DIR  # noqa: E402
 from nparse.training.trainer import Trainer, global_settings  # noqa: E402
@@ -48,6 +51,19 @@ def machine() -> str:
         f"{cpu}, {os.cpu_count()} cores, torch {torch.__version__} with {torch.get_num_threads()} threads"
         f"{gpu}, Python {platform.python_version()}"
     )
+
+
+def split(parts: dict[str, float], seconds: float, oracle: float = 0.0) -> dict[str, float]:
+    """Shares of ``seconds`` per part; nested timings are taken apart (see nparse/timing.py)."""
+    parts = dict(parts)
+    if "search" in parts:  # global training: the search holds scorer and oracle calls
+        parts["state"] = parts.pop("search") - parts.get("scorer", 0.0) - oracle
+    elif oracle:
+        parts["state"] = parts.get("state", 0.0) - oracle
+    if oracle:
+        parts["oracle"] = oracle
+    parts["other"] = seconds - sum(parts.values())
+    return {k: round(v / seconds, 3) for k, v in parts.items()}
 
 
 def main() -> None:
@@ -71,16 +87,21 @@ def main() -> None:
         settings = trainer.global_settings
         trainer.global_settings = None  # the first epoch is greedy
         train_tokens = sum(len(e) for e in trainer.train_examples)
+        timing.enabled = True
+        timing.take()
         stats = trainer.train_epoch(args.epoch)
+        shares = {"training": split(timing.take(), stats["seconds"], stats["oracle_seconds"])}
         parser = Parser(trainer.model)
         sents = trainer.data.dev + trainer.data.test
         tokens = sum(len(s) for s in sents)
         parser.parse_sentences(sents[:100], cfg.decoder.batch_size, beam_size=1)  # warm-up
         timings = {}
         for k in [1] + ([args.beam] if args.beam else []):
+            timing.take()
             start = time.perf_counter()
             parser.parse_sentences(sents, cfg.decoder.batch_size, beam_size=k)
             timings[k] = time.perf_counter() - start
+            shares[f"parsing, beam {k}"] = split(timing.take(), timings[k])
         model = trainer.model
         if args.beam and model.completion is not None:
             kept = model.completion, model.factor_mask
@@ -103,7 +124,9 @@ def main() -> None:
                     cfg.trainer = OmegaConf.merge(cfg.trainer, defaults)
                 settings = global_settings(cfg, trainer.oracle)
             trainer.global_settings = settings
+            timing.take()
             global_stats = trainer.train_epoch(args.epoch)
+            shares["global training"] = split(timing.take(), global_stats["seconds"], global_stats["oracle_seconds"])
         trainer.writer.close()
     parse_seconds = timings[1]
     result = {
@@ -121,6 +144,9 @@ def main() -> None:
         "parse_tokens_per_s": round(tokens / parse_seconds, 1),
         "machine": machine(),
         "device": str(trainer.device),
+        "precision": trainer.precision,
+        "processes": trainer.ranks.world,
+        "time_split": shares,
     }
     if args.beam:
         beam_seconds = timings[args.beam]
@@ -155,7 +181,10 @@ def main() -> None:
     if args.json:
         print(json.dumps(result))
         return
-    print(f"machine: {result['machine']} (device {result['device']})")
+    print(
+        f"machine: {result['machine']} (device {result['device']}, precision {result['precision']}, "
+        f"{result['processes']} process{'es' if result['processes'] > 1 else ''})"
+    )
     print(f"experiment: {result['exp']} (oracle: {100 * result['oracle_share']:.1f}% of the training epoch)")
     print("| work | sentences | tokens | seconds | sentences/s | tokens/s |")
     print("|---|---|---|---|---|---|")
@@ -199,6 +228,15 @@ def main() -> None:
             f"a global training epoch takes {result['global_train_ratio']}x a greedy one "
             f"(oracle: {100 * result['global_oracle_share']:.1f}% of it)"
         )
+    print_split(shares)
+
+
+def print_split(shares: dict[str, dict[str, float]]) -> None:
+    names = ["encoder", "scorer", "state", "completion", "oracle", "loss", "other"]
+    print("| time split | " + " | ".join(names) + " |")
+    print("|---" * (len(names) + 1) + "|")
+    for work, parts in shares.items():
+        print(f"| {work} | " + " | ".join(f"{100 * parts[n]:.0f}%" if n in parts else "-" for n in names) + " |")
 
 
 if __name__ == "__main__":

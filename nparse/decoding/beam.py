@@ -26,6 +26,7 @@ import torch
 from numba import njit
 
 from ..models.scorer import TransitionScorer
+from ..timing import timed
 from ..systems.arrays import Layout
 from .completion import Completion
 
@@ -121,7 +122,7 @@ def score_rows(scorer: TransitionScorer, table: torch.Tensor, rows: np.ndarray, 
     scores = np.zeros((rows.shape[0], scorer.out.out_features))
     live = ~done
     if live.any():
-        with torch.no_grad():
+        with torch.no_grad(), timed("scorer"):
             index = torch.from_numpy(rows[live]).to(table.device)
             scores[live] = scorer.scores(table, index).double().cpu().numpy()
     return scores
@@ -195,13 +196,17 @@ def beam_search(
     results: list[Finished | None] = [None] * n_sent
     while len(sent):
         offsets = sent * layout.width
-        rows, legal, done = layout.inspect(states, offsets, table.shape[0] - 1)
+        with timed("state"):
+            rows, legal, done = layout.inspect(states, offsets, table.shape[0] - 1)
         scores = score_rows(scorer, table, rows, done)
         if completion is not None:
-            scores += completion.candidates(layout, states, sent, legal, done)[0]
-        s = step(
-            layout, scorer, table, states, offsets, item_score, starts, k, inspected=(rows, legal, done), scores=scores
-        )
+            with timed("completion"):
+                scores += completion.candidates(layout, states, sent, legal, done)[0]
+        with timed("state"):
+            s = step(
+                layout, scorer, table, states, offsets, item_score, starts, k,
+                inspected=(rows, legal, done), scores=scores,
+            )  # fmt: skip
         groups = sent[starts[:-1]]
         ended = ((s.action < 0) | (np.arange(k)[None, :] >= s.count[:, None])).all(1)
         for g in np.flatnonzero(ended):
@@ -213,8 +218,9 @@ def beam_search(
         parents = flatten(going, s.count, s.parent)
         actions = flatten(going, s.count, s.action)
         item_score = flatten(going, s.count, s.total)
-        states = states[parents]
-        layout.apply(states, actions)
+        with timed("state"):
+            states = states[parents]
+            layout.apply(states, actions)
         sent = sent[parents]
         starts = np.concatenate([[0], np.cumsum(s.count[going])])
     return results  # type: ignore[return-value]

@@ -97,6 +97,7 @@ def _build(path: str, start: int, lines: list[str], allow_missing_heads: bool) -
     sent_id = None
     seen_tokens = False
     next_range_end = 0  # last word covered by the latest multiword token
+    range_line = 0  # the line of that multiword token
     for k, raw in enumerate(lines):
         lineno = start + k
         if raw.startswith("#"):
@@ -114,6 +115,8 @@ def _build(path: str, start: int, lines: list[str], allow_missing_heads: bool) -
         tid = token["id"]
         n = len(forms) - 1
         if isinstance(tid, int):
+            if tid < 1:
+                raise CoNLLUError(path, lineno, f"word ID {tid}: IDs start at 1 (0 is the root)")
             if tid != n + 1:
                 what = "duplicate" if tid <= n else "non-consecutive"
                 raise CoNLLUError(path, lineno, f"{what} word ID {tid} (expected {n + 1})")
@@ -134,9 +137,15 @@ def _build(path: str, start: int, lines: list[str], allow_missing_heads: bool) -
             word_lines.append(k)
         elif isinstance(tid, tuple) and len(tid) == 3 and tid[1] == "-":
             first, last = tid[0], tid[2]
-            if first != n + 1 or last < first:
+            if first <= next_range_end:
+                raise CoNLLUError(
+                    path,
+                    lineno,
+                    f"multiword token {cols[0]} overlaps the one on line {range_line} (up to word {next_range_end})",
+                )
+            if first != n + 1 or last <= first:
                 raise CoNLLUError(path, lineno, f"multiword token {cols[0]} out of order (next word is {n + 1})")
-            next_range_end = last
+            next_range_end, range_line = last, lineno
         elif isinstance(tid, tuple) and len(tid) == 3 and tid[1] == ".":
             if tid[0] != n:
                 raise CoNLLUError(path, lineno, f"empty node {cols[0]} out of order (after word {n})")
@@ -146,18 +155,41 @@ def _build(path: str, start: int, lines: list[str], allow_missing_heads: bool) -
     if n == 0:
         raise CoNLLUError(path, start, "sentence without words")
     if next_range_end > n:
-        raise CoNLLUError(path, start, f"multiword token reaches word {next_range_end} but the sentence has {n}")
+        raise CoNLLUError(
+            path, range_line, f"multiword token reaches word {next_range_end} but the sentence has {n} words"
+        )
     for i in range(1, n + 1):
         if heads[i] > n:
             raise CoNLLUError(path, start + word_lines[i], f"HEAD {heads[i]} out of range (sentence has {n} words)")
     return Sentence(lines, forms, upos, xpos, heads, deprels, word_lines, path, start, sent_id)
 
 
+def decode_utf8(data: bytes, path: str) -> str:
+    """The text of a file's bytes (a leading byte-order mark dropped); invalid UTF-8 is reported
+    as ``file:line:`` with the byte and its column."""
+    try:
+        return data.decode("utf-8").removeprefix("\ufeff")
+    except UnicodeDecodeError as err:
+        line = data.count(b"\n", 0, err.start) + 1
+        column = err.start - (data.rfind(b"\n", 0, err.start) + 1) + 1
+        raise CoNLLUError(path, line, f"invalid UTF-8: byte 0x{data[err.start]:02x} at column {column}") from None
+
+
+def read_utf8(path: str | Path) -> str:
+    """A UTF-8 text file (see ``decode_utf8``)."""
+    return decode_utf8(Path(path).read_bytes(), str(path))
+
+
+def _text_stream(path: str | Path) -> IO[str]:
+    handle = io.StringIO(read_utf8(path))
+    handle.name = str(path)
+    return handle
+
+
 def iter_conllu(source: str | Path | IO[str], allow_missing_heads: bool = False) -> Iterator[Sentence]:
     """Yield the sentences of a CoNLL-U file (path or open text stream)."""
     if isinstance(source, (str, Path)):
-        with open(source, encoding="utf-8") as handle:
-            yield from iter_conllu(handle, allow_missing_heads)
+        yield from iter_conllu(_text_stream(source), allow_missing_heads)
         return
     path = getattr(source, "name", "<stream>")
     path = str(path)
@@ -187,8 +219,7 @@ def read_conllu(source: str | Path | IO[str], allow_missing_heads: bool = False)
 def read_text(source: str | Path | IO[str]) -> list[Sentence]:
     """Pre-tokenized plain text, one sentence per line, tokens separated by whitespace."""
     if isinstance(source, (str, Path)):
-        with open(source, encoding="utf-8") as handle:
-            return read_text(handle)
+        return read_text(_text_stream(source))
     path = str(getattr(source, "name", "<stream>"))
     sentences = []
     for lineno, raw in enumerate(source, 1):
@@ -203,12 +234,26 @@ def read_text(source: str | Path | IO[str]) -> list[Sentence]:
     return sentences
 
 
+CONLLU_COMMENTS = ("# sent_id", "# text", "# newdoc", "# newpar", "# global.columns")
+
+
 def sniff_format(text: str) -> str:
-    """'conllu' if the text looks like CoNLL-U (a tab-separated 10-column line), else 'text'."""
-    for raw in text.splitlines():
-        if raw.strip() and not raw.startswith("#"):
-            return "conllu" if raw.count("\t") == 9 else "text"
-    return "conllu"
+    """'conllu' if the text looks like CoNLL-U anywhere, else 'text': a CoNLL-U comment
+    (sent_id, text, newdoc, ...), a line starting with a word ID and a tab, or three lines in a
+    row numbered 1, 2, 3 (columns split by spaces): such a file is read as CoNLL-U, so that a
+    malformed line is reported at its line instead of the file being parsed as plain text."""
+    run = 0
+    for raw in text.removeprefix("\ufeff").splitlines():
+        if raw.startswith(CONLLU_COMMENTS):
+            return "conllu"
+        first = raw.split(None, 1)[0] if raw.strip() else ""
+        word_id = first.replace("-", "").replace(".", "").isdigit()
+        if word_id and raw.startswith(first + "\t"):
+            return "conllu"
+        run = run + 1 if first == str(run + 1) and len(raw.split()) >= 3 else (1 if first == "1" else 0)
+        if run == 3:
+            return "conllu"
+    return "text" if text.strip() else "conllu"
 
 
 def with_comments(sent: Sentence, comments: list[str]) -> Sentence:

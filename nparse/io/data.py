@@ -108,9 +108,12 @@ def collate(examples: list[Example]) -> Batch:
 
 
 def bucket_batches(
-    examples: Sequence[Example], batch_size: int, rng: random.Random | None = None
+    examples: Sequence[Example], batch_size: int, rng: random.Random | None = None, max_tokens: int = 0
 ) -> list[list[Example]]:
-    """Batches of sentences of similar length (less padding, similar step counts).
+    """Batches of sentences of similar length (less padding, similar step counts), of at most
+    ``batch_size`` sentences and, with ``max_tokens``, at most that many padded tokens
+    (sentences x longest sentence + 1, what the encoder and tables hold; a longer sentence
+    gets a batch of its own), so that memory stays bounded on long sentences.
 
     With ``rng`` the order within equal lengths and the batch order are shuffled.
     """
@@ -118,7 +121,19 @@ def bucket_batches(
     if rng is not None:
         rng.shuffle(keys)
     keys.sort(key=lambda i: len(examples[i]))
-    batches = [[examples[i] for i in keys[k : k + batch_size]] for k in range(0, len(keys), batch_size)]
+    batches: list[list[Example]] = []
+    current: list[Example] = []
+    for i in keys:
+        e = examples[i]
+        full = len(current) == batch_size
+        if max_tokens and current and (len(current) + 1) * (len(e) + 1) > max_tokens:
+            full = True
+        if full:
+            batches.append(current)
+            current = []
+        current.append(e)
+    if current:
+        batches.append(current)
     if rng is not None:
         rng.shuffle(batches)
     return batches

@@ -49,6 +49,20 @@ def read_vectors(path: str | Path, limit: int = 0) -> tuple[list[str], torch.Ten
     return words, torch.tensor(rows)
 
 
+def run_lstm(lstm: nn.LSTM, packed):
+    """An LSTM call; on CPU in float32 even under autocast (oneDNN has no bfloat16 LSTM on most
+    CPUs), on a GPU in the autocast precision (cuDNN)."""
+    if packed.data.device.type == "cpu" and torch.is_autocast_enabled("cpu"):
+        with torch.autocast("cpu", enabled=False):
+            return lstm(packed._replace(data=packed.data.float()))
+    return lstm(packed)
+
+
+def clip(form: str, half: int) -> str:
+    """The first and last ``half`` characters of a longer word, the word itself otherwise."""
+    return form if len(form) <= 2 * half else form[:half] + form[-half:]
+
+
 class CharEncoder(nn.Module):
     """A word vector from a BiLSTM over its characters (final states of both directions)."""
 
@@ -60,7 +74,7 @@ class CharEncoder(nn.Module):
 
     def forward(self, char_ids: torch.Tensor, lengths: torch.Tensor) -> torch.Tensor:
         packed = pack_padded_sequence(self.embed(char_ids), lengths, batch_first=True, enforce_sorted=False)
-        _, (h, _) = self.lstm(packed)
+        _, (h, _) = run_lstm(self.lstm, packed)
         return torch.cat([h[0], h[1]], dim=-1)
 
 
@@ -73,6 +87,7 @@ class Encoder(nn.Module):
         xpos_dim: int = 0,
         char_dim: int = 0,
         char_hidden: int = 50,
+        char_max: int = 50,
         lstm_dim: int = 125,
         lstm_layers: int = 2,
         lstm_dropout: float = 0.0,
@@ -93,6 +108,7 @@ class Encoder(nn.Module):
         self.upos = nn.Embedding(len(vocabs.upos), upos_dim, padding_idx=0) if upos_dim else None
         self.xpos = nn.Embedding(len(vocabs.xpos), xpos_dim, padding_idx=0) if xpos_dim else None
         self.chars = CharEncoder(len(vocabs.chars), char_dim, char_hidden) if char_dim else None
+        self.char_max = char_max
         in_dim = word_dim + upos_dim + xpos_dim + (self.chars.out_dim if self.chars else 0)
         self.lstm = nn.LSTM(
             in_dim,
@@ -118,7 +134,10 @@ class Encoder(nn.Module):
         uniq: dict[str, int] = {}
         positions = [[uniq.setdefault(f, len(uniq)) for f in forms] for forms in batch.forms]
         # The root token is one special character; an empty form is one unknown character.
-        seqs = [[vocab.index(ROOT)] if f == ROOT else [vocab.index(ch) for ch in f] or [1] for f in uniq]
+        # A word longer than char_max is read by its first and last char_max / 2 characters, so
+        # that time and memory stay bounded by the batch (a 1 MB "word" is 50 characters here).
+        half = self.char_max // 2
+        seqs = [[vocab.index(ROOT)] if f == ROOT else [vocab.index(ch) for ch in clip(f, half)] or [1] for f in uniq]
         width = max(len(s) for s in seqs)
         ids = torch.tensor([s + [0] * (width - len(s)) for s in seqs], device=device)
         lengths = torch.tensor([len(s) for s in seqs])
@@ -141,7 +160,7 @@ class Encoder(nn.Module):
             parts.append(self._char_vectors(batch, words.device))
         x = self.dropout(torch.cat(parts, dim=-1))
         packed = pack_padded_sequence(x, batch.lengths, batch_first=True, enforce_sorted=False)
-        out, _ = self.lstm(packed)
+        out, _ = run_lstm(self.lstm, packed)
         out, _ = pad_packed_sequence(out, batch_first=True, total_length=batch.width)
         return self.dropout(out)
 

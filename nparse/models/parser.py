@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from contextlib import nullcontext
 from dataclasses import dataclass
 from typing import Any, Mapping
 
@@ -10,6 +11,7 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
+from ..timing import timed
 from ..decoding.beam import beam_search
 from ..decoding.completion import Completion
 from ..decoding.mst import mst_heads
@@ -24,6 +26,8 @@ from ..training.losses import global_loss, hinge_loss
 from .completion import FactorScorer
 from .encoder import Encoder
 from .scorer import LabelScorer, TransitionScorer
+
+ROOT_LABEL = "root"  # the DEPREL of the root's dependent in UD
 
 # Keys of the ``model`` config group that shape the network (the rest are read elsewhere).
 ENCODER_KEYS = (
@@ -61,12 +65,15 @@ class ParserModel(nn.Module):
         self.vocabs = vocabs
         self.system = system
         self.options = dict(options)
-        self.encoder = Encoder(vocabs, **{k: options[k] for k in ENCODER_KEYS}, pretrained=pretrained)
+        sizes = {k: options[k] for k in ENCODER_KEYS}
+        sizes["char_max"] = int(options.get("char_max", 50))  # absent from older checkpoints
+        self.encoder = Encoder(vocabs, **sizes, pretrained=pretrained)
         dim = self.encoder.out_dim
         self.scorer = TransitionScorer(dim, system.n_slots, options["hidden"], len(system.actions))
         self.labeler = LabelScorer(dim, options["label_hidden"], len(vocabs.labels))
         completion = dict(options.get("completion") or {})
         self.factor_mask = factor_mask(list(completion.get("factors") or []))
+        self.precision = "fp32"  # set by the trainer (trainer.precision); not saved with the model
         self.completion = (
             FactorScorer(dim, self.factor_mask, int(completion.get("hidden") or 100)) if self.factor_mask else None
         )
@@ -83,16 +90,31 @@ class ParserModel(nn.Module):
 
     def completion_for(self, vectors: torch.Tensor, lengths: list[int]) -> Completion | None:
         """The completion model's tables for one batch (None without factors)."""
-        return None if self.completion is None else Completion.build(self.completion, vectors, lengths)
+        if self.completion is None:
+            return None
+        with self.autocast():
+            built = Completion.build(self.completion, vectors, lengths)
+        built.table = built.table.float()
+        return built
 
     @property
     def device(self) -> torch.device:
         return self.scorer.first.weight.device
 
+    def autocast(self):
+        """Mixed precision for the encoder and the first-layer tables (``trainer.precision``);
+        their results are cast back to float32 for the compiled search and the losses."""
+        if self.precision == "fp32":
+            return nullcontext()
+        dtype = torch.bfloat16 if self.precision == "bf16" else torch.float16
+        return torch.autocast(self.device.type, dtype=dtype)
+
     def _encode(self, batch: Batch) -> tuple[torch.Tensor, torch.Tensor]:
         """BiLSTM vectors and the transition scorer's first-layer table, once per batch."""
-        vectors = self.encoder(batch.to(self.device))
-        return vectors, self.scorer.table(vectors)
+        with timed("encoder"), self.autocast():
+            vectors = self.encoder(batch.to(self.device))
+            table = self.scorer.table(vectors)
+        return vectors.float(), table.float()
 
     def _start(self, batch: Batch) -> tuple[torch.Tensor, torch.Tensor, list, list[int]]:
         vectors, table = self._encode(batch)
@@ -113,7 +135,8 @@ class ParserModel(nn.Module):
         check_beam(beam_size, nbest)
         lengths = [len(e) for e in batch.examples]
         if decoder == "mst":
-            vectors = self.encoder(batch.to(self.device))
+            with self.autocast():
+                vectors = self.encoder(batch.to(self.device)).float()
             return self._label(vectors, batch.width, self._mst(vectors, lengths))
         vectors, table = self._encode(batch)
         if decoder != "beam":
@@ -148,12 +171,20 @@ class ParserModel(nn.Module):
     def _label(
         self, vectors: torch.Tensor, width: int, trees: list[list[tuple[list[int], float]]]
     ) -> list[list[Parse]]:
-        """Labels of the arcs of every tree, in one labeler call."""
+        """Labels of the arcs of every tree, in one labeler call; ``root`` iff the head is the root
+        (UD: the root's dependent and only it is labelled root)."""
         arcs = [
             (b * width + h[d], b * width + d) for b, ts in enumerate(trees) for h, _ in ts for d in range(1, len(h))
         ]
-        best = self._label_scores(vectors, arcs).argmax(1).tolist()
+        scores = self._label_scores(vectors, arcs)
         names = self.vocabs.labels.itos
+        if ROOT_LABEL in names and len(arcs):
+            root = names.index(ROOT_LABEL)
+            to_root = torch.tensor([h[d] == 0 for ts in trees for h, _ in ts for d in range(1, len(h))])
+            scores[~to_root.to(scores.device), root] = float("-inf")
+            scores[to_root.to(scores.device)] = float("-inf")
+            scores[to_root.to(scores.device), root] = 0.0
+        best = scores.argmax(1).tolist()
         out, k = [], 0
         for ts in trees:
             parses = []
@@ -171,7 +202,8 @@ class ParserModel(nn.Module):
         vectors, table, configs, offsets = self._start(batch)
         golds = [e.gold for e in batch.examples]
         steps = train_loop(self.system, oracle, self.scorer, table.detach(), configs, golds, offsets, explore_p, rng)
-        return hinge_loss(self.scorer, table, steps) + self._label_loss(vectors, batch), steps
+        with timed("loss"):
+            return hinge_loss(self.scorer, table, steps) + self._label_loss(vectors, batch), steps
 
     def global_train_step(
         self, batch: Batch, oracle: Oracle, settings: GlobalSettings
@@ -186,10 +218,11 @@ class ParserModel(nn.Module):
         rec = GlobalSearch(
             layout, oracle, self.scorer, table.detach(), golds, lengths, settings, search_completion
         ).run()
-        loss = global_loss(self.scorer, table, rec, settings.loss, completion)
-        if self.completion is not None and self.arc_loss:
-            loss = loss + self.completion.head_loss(vectors, lengths, [e.sent.heads for e in batch.examples])
-        return loss + self._label_loss(vectors, batch), rec
+        with timed("loss"):
+            loss = global_loss(self.scorer, table, rec, settings.loss, completion)
+            if self.completion is not None and self.arc_loss:
+                loss = loss + self.completion.head_loss(vectors, lengths, [e.sent.heads for e in batch.examples])
+            return loss + self._label_loss(vectors, batch), rec
 
     def _label_loss(self, vectors: torch.Tensor, batch: Batch) -> torch.Tensor:
         """Cross-entropy of the gold labels on the gold arcs (labels are predicted after parsing)."""

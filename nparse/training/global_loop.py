@@ -53,6 +53,7 @@ import torch
 from ..decoding.beam import flatten, score_rows, step
 from ..decoding.completion import Completion, Factors
 from ..models.scorer import TransitionScorer
+from ..timing import timed
 from ..systems import Oracle, StaticOracle
 from ..systems.arrays import L_HEADS, L_N, L_STEPS, Layout
 
@@ -175,8 +176,9 @@ class GlobalSearch:
         return ids
 
     def run(self) -> GlobalRecord:
-        while len(self.sent):
-            self.step()
+        with timed("search"):  # includes the scorer and oracle calls of the search
+            while len(self.sent):
+                self.step()
         rec = self.rec
         off = self.layout.offsets
         ends = [t.last_pos_row for t in self.tracks if t.last_pos_row is not None]

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 import torch
 
 from ..models.scorer import TransitionScorer
+from ..timing import timed
 from ..systems import NONE, Config, Oracle, TransitionSystem
 
 NEG_INF = float("-inf")
@@ -66,30 +67,32 @@ def train_loop(
     explore = explore_p > 0 and oracle.complete
     live = [i for i, c in enumerate(configs) if not system.terminal(c)]
     while live:
-        rows, legal = _rows(system, configs, live, offsets, empty)
-        with torch.no_grad():
+        with timed("state"):
+            rows, legal = _rows(system, configs, live, offsets, empty)
+        with torch.no_grad(), timed("scorer"):
             scores = scorer.scores(table, torch.tensor(rows, device=table.device)).tolist()
-        clock = time.perf_counter
-        for i, row, ok, sc in zip(live, rows, legal, scores):
-            c = configs[i]
-            start = clock()
-            correct = oracle.correct(c, golds[i])
-            steps.oracle_seconds += clock() - start
-            pred = max((a for a in range(len(ok)) if ok[a]), key=sc.__getitem__)
-            if correct[pred]:
-                action = pred
-            else:
-                steps.errors += 1
-                target = max((a for a in range(len(ok)) if correct[a] and ok[a]), key=sc.__getitem__)
-                if explore and rng.random() < explore_p and oracle.may_explore(c, golds[i], pred):
+        with timed("state"):  # includes the oracle (Steps.oracle_seconds)
+            clock = time.perf_counter
+            for i, row, ok, sc in zip(live, rows, legal, scores):
+                c = configs[i]
+                start = clock()
+                correct = oracle.correct(c, golds[i])
+                steps.oracle_seconds += clock() - start
+                pred = max((a for a in range(len(ok)) if ok[a]), key=sc.__getitem__)
+                if correct[pred]:
                     action = pred
-                    steps.explored += 1
                 else:
-                    action = target
-            steps.rows.append(row)
-            steps.legal.append(ok)
-            steps.correct.append(correct)
-            steps.actions[names[action]] += 1
-            system.apply(c, action)
+                    steps.errors += 1
+                    target = max((a for a in range(len(ok)) if correct[a] and ok[a]), key=sc.__getitem__)
+                    if explore and rng.random() < explore_p and oracle.may_explore(c, golds[i], pred):
+                        action = pred
+                        steps.explored += 1
+                    else:
+                        action = target
+                steps.rows.append(row)
+                steps.legal.append(ok)
+                steps.correct.append(correct)
+                steps.actions[names[action]] += 1
+                system.apply(c, action)
         live = [i for i in live if not system.terminal(configs[i])]
     return steps

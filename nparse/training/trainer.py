@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import random
+import signal
 import time
 from collections import Counter
 from dataclasses import dataclass
@@ -30,6 +32,7 @@ from ..models.parser import ParserModel
 from ..paths import resolve_path
 from ..systems import Oracle, StaticOracle, make_oracle, make_system
 from ..systems.factors import factor_mask
+from .distributed import Ranks, barrier, gather_counters, sum_gradients, total
 from .global_loop import LOSSES, RESTART_FROM, UPDATES, GlobalSettings
 
 log = logging.getLogger("nparse.train")
@@ -160,14 +163,161 @@ def check_completion(cfg: DictConfig, settings: GlobalSettings | None) -> None:
         )
 
 
+def cpu_threads(setting: int | None) -> int:
+    """Torch CPU threads: ``trainer.threads`` when set, else the CPUs this job was given
+    (``SLURM_CPUS_PER_TASK``, then the affinity mask): more threads than CPUs spin against
+    each other and run many times slower."""
+    if setting:
+        return int(setting)
+    slurm = os.environ.get("SLURM_CPUS_PER_TASK", "")
+    if slurm.isdigit() and int(slurm) > 0:
+        return int(slurm)
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
+class Preempted(Exception):
+    """Training stopped on SIGTERM/SIGUSR1/SIGINT (Ctrl-C) after writing last.pt; a rerun with
+    trainer.resume=auto (or the path) goes on from there."""
+
+    def __init__(self, message: str, signum: int | None = None):
+        super().__init__(message)
+        self.signum = signum
+
+
+STOP_SIGNALS = (signal.SIGTERM, signal.SIGUSR1, signal.SIGINT)
+PRECISIONS = ("fp32", "bf16", "fp16")
+
+
+# Keys an override may change when resuming: how the run goes on, not what it trains.
+RESUME_HARMLESS = (
+    "trainer.epochs", "trainer.device", "trainer.threads", "trainer.log_every", "trainer.checkpoint_every",
+    "trainer.precision", "trainer.resume", "decoder.batch_size", "decoder.batch_tokens",
+)  # fmt: skip
+
+
+def _leaves(cfg: Any, prefix: str = "") -> dict[str, Any]:
+    if isinstance(cfg, dict):
+        out: dict[str, Any] = {}
+        for k, v in cfg.items():
+            out.update(_leaves(v, f"{prefix}{k}."))
+        return out
+    return {prefix[:-1]: cfg}
+
+
+def resumed_config(saved: dict, current: DictConfig, overrides: list[str] | None) -> tuple[DictConfig, list[str]]:
+    """The run's own saved config, with the harmless changes of ``current`` applied (logged).
+
+    ``overrides`` are the command line's (Hydra's task overrides): only their keys count as
+    asked for. Without them (a config built in code) every key of ``current`` does. A change of
+    what is trained (data, system, oracle, model, training settings, preset) is refused.
+    Returns the config and the changes applied, for the log."""
+    now = _leaves(OmegaConf.to_container(current, resolve=True))
+    before = _leaves(saved)
+    if overrides is None:
+        asked = [k for k in now if k in before or k.startswith(("trainer.", "data."))]
+    else:
+        asked = []
+        for item in overrides:
+            key, _, value = item.lstrip("+~").partition("=")
+            if key == "exp":
+                if value != saved.get("exp_name"):
+                    raise ValueError(
+                        f"trainer.resume: +exp={value} is not the preset of the run being resumed "
+                        f"({saved.get('exp_name')}); drop it to resume, or start a new run"
+                    )
+                continue
+            if not key.startswith("hydra."):
+                asked.append(key)
+    out = OmegaConf.create(saved)
+    notes = []
+    for key in asked:
+        if key not in now or now[key] == before.get(key):
+            continue
+        if key in RESUME_HARMLESS:
+            OmegaConf.update(out, key, now[key], force_add=True)
+            notes.append(f"{key}={now[key]} (the run had {before.get(key)})")
+        else:
+            raise ValueError(
+                f"trainer.resume: {key}={now[key]} would change what the run trains (it was trained with "
+                f"{key}={before.get(key)}); resuming takes the run's own config, so drop the override, or "
+                "start a new run (trainer.init_from to start from its weights)"
+            )
+    return out, notes
+
+
+# (key, smallest value) of the integer settings checked before anything is loaded.
+INTEGER_SETTINGS = (
+    ("trainer.epochs", 1), ("trainer.batch_size", 1), ("trainer.batch_tokens", 0), ("trainer.seed", None),
+    ("trainer.log_every", 1), ("trainer.checkpoint_every", 0), ("trainer.threads", 0),
+    ("decoder.batch_size", 1), ("decoder.batch_tokens", 0), ("decoder.beam_size", 1),
+    ("data.max_train_sentences", 1),
+)  # fmt: skip
+
+
+def check_settings(cfg: DictConfig) -> None:
+    """Values that cannot work stop the run at once, with the key named (not after loading data,
+    not as a traceback)."""
+    if not cfg.data.get("train"):
+        raise ValueError("data.train is not set: give a CoNLL-U file (data.train=PATH) or a data preset (data=en_ewt)")
+    for key, least in INTEGER_SETTINGS:
+        value = OmegaConf.select(cfg, key)
+        if value is None and key in ("data.max_train_sentences", "trainer.batch_tokens", "decoder.batch_tokens"):
+            continue
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise ValueError(f"{key}={value}: expected an integer")
+        if least is not None and value < least:
+            raise ValueError(f"{key}={value}: must be at least {least}")
+    lr = OmegaConf.select(cfg, "trainer.lr")
+    if isinstance(lr, bool) or not isinstance(lr, (int, float)) or lr <= 0:
+        raise ValueError(f"trainer.lr={lr}: expected a positive number")
+
+
+class NoWriter:
+    """TensorBoard writer of the ranks that do not write (all but rank 0)."""
+
+    def add_scalar(self, *args, **kwargs) -> None:
+        pass
+
+    def flush(self) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+
 class Trainer:
-    def __init__(self, cfg: DictConfig, run_dir: Path):
+    def __init__(self, cfg: DictConfig, run_dir: Path, ranks: Ranks | None = None, overrides: list[str] | None = None):
+        check_settings(cfg)
+        resume = cfg.trainer.get("resume")
+        if resume == "auto":
+            last = run_dir / "last.pt"
+            resume = last if last.exists() else None
+            if resume is None:
+                log.info("trainer.resume=auto: no last.pt in %s, starting fresh", run_dir)
+        if resume:  # the run's own config, with harmless overrides only
+            resume = resolve_path(resume, "trainer.resume")
+            cfg, self.resume_notes = resumed_config(checkpoint.load(resume)["config"], cfg, overrides)
         self.cfg = cfg
         self.run_dir = run_dir
+        self.ranks = ranks or Ranks()
+        if self.ranks.main:
+            run_dir.mkdir(parents=True, exist_ok=True)
         tc = cfg.trainer
-        if tc.get("threads"):
-            torch.set_num_threads(int(tc.threads))
+        torch.set_num_threads(cpu_threads(tc.get("threads")))
+        self.stop_signal: int | None = None
+        self.log_handler: logging.Handler | None = None  # train.log of a resumed run
+        self.partial: dict | None = None  # the epoch in progress of a mid-epoch last.pt
         self.device = pick_device(tc.device)
+        if self.device.type == "cuda" and self.ranks.active:
+            self.device = torch.device("cuda", self.ranks.local)
+        self.precision = str(tc.get("precision") or "fp32")
+        if self.precision not in PRECISIONS:
+            raise ValueError(f"trainer.precision={self.precision}: choose one of {', '.join(PRECISIONS)}")
+        if self.precision == "fp16" and self.device.type == "cpu":
+            raise ValueError("trainer.precision=fp16 needs a GPU; on CPU use bf16 or fp32")
         self.rng = random.Random(tc.seed)
         torch.manual_seed(tc.seed)
         self.data = load_data(cfg)
@@ -179,9 +329,8 @@ class Trainer:
         self.best_las = -1.0
         self.history: list[dict] = []
         self.step = 0
-        resume = tc.get("resume")
         if resume:
-            self._resume(resolve_path(resume, "trainer.resume"))
+            self._resume(resume)
         elif tc.get("init_from"):
             self._init_from(resolve_path(tc.init_from, "trainer.init_from"))
         else:
@@ -191,15 +340,34 @@ class Trainer:
         self.prepare_seconds = time.perf_counter() - start
         log.info("oracle data for %d sentences prepared in %.1f s", len(self.data.train), self.prepare_seconds)
         self._report_skipped()
+        if not self.train_examples:
+            reasons = sorted({reason for _, reason in self.data.skipped})
+            raise ValueError(
+                f"data.train={cfg.data.train}: no sentence to train on"
+                + (
+                    f" ({len(self.data.skipped)} skipped: {'; '.join(reasons[:3])})"
+                    if reasons
+                    else " (the file is empty)"
+                )
+            )
         check_reachable(self.global_settings, self.train_examples, self.oracle)
         self.optimizer = torch.optim.Adam(self.model.parameters(), lr=tc.lr, betas=tuple(tc.betas))
+        self.model.precision = self.precision
+        # fp16 gradients underflow without loss scaling; bf16 has float32's range and needs none.
+        self.scaler = torch.amp.GradScaler(self.device.type, enabled=self.precision == "fp16")
         if resume:
             self.optimizer.load_state_dict(self.resume_state["optimizer"])
             self._restore_rng(self.resume_state["rng"])
             del self.resume_state
-        from torch.utils.tensorboard import SummaryWriter
+        if self.ranks.main:
+            from torch.utils.tensorboard import SummaryWriter
 
-        self.writer = SummaryWriter(str(self.run_dir), purge_step=self.step if resume else None)
+            self.writer: Any = SummaryWriter(str(self.run_dir), purge_step=self.step if resume else None)
+        else:
+            self.writer = NoWriter()
+        if self.ranks.active:  # every rank starts from rank 0's weights
+            for tensor in self.model.state_dict().values():
+                torch.distributed.broadcast(tensor, src=0)
 
     # -- set-up -----------------------------------------------------------------------------
     def _build(self) -> None:
@@ -255,15 +423,22 @@ class Trainer:
         self.best_las = state["best_las"]
         self.history = state["history"]
         self.step = state["step"]
+        self.partial = state.get("partial")
         self.resume_state = state
         # Carry on in the directory of the checkpoint so curves, logs and checkpoints stay together.
         self.run_dir = path.parent
         handler = logging.FileHandler(self.run_dir / "train.log", encoding="utf-8")
         handler.setFormatter(logging.Formatter("[%(asctime)s][%(name)s][%(levelname)s] - %(message)s"))
         logging.getLogger().addHandler(handler)
-        log.info("resuming %s after epoch %d", path, self.epoch)
+        self.log_handler = handler
+        where = f", batch {self.partial['done']} of epoch {self.partial['epoch']}" if self.partial else ""
+        log.info("resuming %s after epoch %d%s", path, self.epoch, where)
+        for note in getattr(self, "resume_notes", []):
+            log.info("resume with %s", note)
 
     def _report_skipped(self) -> None:
+        if not self.ranks.main:
+            return
         skipped = self.data.skipped
         with open(self.run_dir / "skipped.tsv", "w", encoding="utf-8") as handle:
             handle.write("sent_id\treason\n")
@@ -298,35 +473,79 @@ class Trainer:
     def train_epoch(self, epoch: int) -> dict[str, float]:
         tc = self.cfg.trainer
         self.model.train()
-        batches = bucket_batches(self.train_examples, tc.batch_size, self.rng)
-        explore_p = self.explore_p(epoch)
         totals: Counter = Counter()
         actions: Counter = Counter()
         start = time.perf_counter()
-        bar = tqdm(batches, desc=f"epoch {epoch}", unit="batch", disable=None, leave=False)
+        partial, self.partial = self.partial, None
+        if partial is not None and partial["epoch"] == epoch:  # resume within the epoch
+            order, done = partial["order"], partial["done"]
+            totals.update(partial["totals"])
+            actions.update(partial["actions"])
+            start -= partial["seconds"]
+        else:
+            index = {id(e): i for i, e in enumerate(self.train_examples)}
+            batched = bucket_batches(self.train_examples, tc.batch_size, self.rng, int(tc.get("batch_tokens") or 0))
+            order, done = [[index[id(e)] for e in b] for b in batched], 0
+        batches = [[self.train_examples[i] for i in b] for b in order]
+        explore_p = self.explore_p(epoch)
+        every = int(tc.get("checkpoint_every") or 0)
+        # An update takes ``world`` consecutive batches, one per rank (see distributed.py).
+        world, rank = self.ranks.world, self.ranks.rank
+        updates = (len(batches) + world - 1) // world
+        bar = tqdm(total=updates, initial=done, desc=f"epoch {epoch}", unit="batch",
+                   disable=None if self.ranks.main else True, leave=False)  # fmt: skip
         window = {"loss": 0.0, "tokens": 0, "sents": 0, "t": time.perf_counter()}
-        for batch_examples in bar:
-            batch = collate(batch_examples)
-            loss, counts, taken = self._train_batch(batch, explore_p)
+        for k in range(done, updates):
+            mine = k * world + rank
+            batch_examples = batches[mine] if mine < len(batches) else []
             tokens = sum(len(e) for e in batch_examples)
+            group_tokens = total(tokens, self.ranks)
             self.optimizer.zero_grad(set_to_none=True)
-            (loss / tokens).backward()
+            value = 0.0
+            if batch_examples:
+                loss, counts, taken = self._train_batch(collate(batch_examples), explore_p)
+                self.scaler.scale(loss / group_tokens).backward()
+                value = float(loss.detach())
+                totals.update({"loss": value, "sents": len(batch_examples), "tokens": tokens, **counts})
+                actions.update(taken)
+            sum_gradients(self.model, self.ranks)
             if tc.clip:
+                self.scaler.unscale_(self.optimizer)
                 torch.nn.utils.clip_grad_norm_(self.model.parameters(), tc.clip)
-            self.optimizer.step()
+            self.scaler.step(self.optimizer)
+            self.scaler.update()
             self.step += 1
-            value = float(loss.detach())
-            totals.update({"loss": value, "sents": len(batch_examples), "tokens": tokens, **counts})
-            actions.update(taken)
             window["loss"] += value
             window["tokens"] += tokens
             window["sents"] += len(batch_examples)
             if self.step % tc.log_every == 0:
                 self._log_window(window, bar)
                 window = {"loss": 0.0, "tokens": 0, "sents": 0, "t": time.perf_counter()}
+            bar.update(1)
+            last = k + 1 == updates
+            stop = self.stop_signal is not None
+            if self.ranks.active:  # every rank stops after the same update
+                stop = total(float(stop), self.ranks) > 0
+            if stop or (every and (k + 1) % every == 0 and not last):
+                if self.ranks.main:
+                    mid = {"epoch": epoch, "order": order, "done": k + 1, "totals": dict(totals),
+                           "actions": dict(actions), "seconds": time.perf_counter() - start}  # fmt: skip
+                    checkpoint.save_atomic({**self.checkpoint_state(with_optimizer=True), "partial": mid},
+                                           self.run_dir / "last.pt")  # fmt: skip
+                if stop:
+                    bar.close()
+                    name = signal.Signals(self.stop_signal).name if self.stop_signal else "a stop on another rank"
+                    raise Preempted(
+                        f"{name}: stopped after batch {k + 1} of {updates} of epoch {epoch}; "
+                        f"{self.run_dir / 'last.pt'} written; rerun with trainer.resume=auto "
+                        f"hydra.run.dir={self.run_dir} to go on",
+                        self.stop_signal,
+                    )
         if window["tokens"]:
             self._log_window(window, bar)
         bar.close()
+        if self.ranks.active:  # the epoch's counts over all ranks
+            totals, actions = gather_counters(totals, self.ranks), gather_counters(actions, self.ranks)
         seconds = time.perf_counter() - start
         sents = max(totals["sents"], 1)
         stats = {
@@ -386,8 +605,8 @@ class Trainer:
     def evaluate(self, sents: list[Sentence], out_path: Path | None) -> Scores:
         from ..api import Parser
 
-        parser = Parser(self.model)
         dc = self.cfg.decoder
+        parser = Parser(self.model, {"decoder": OmegaConf.to_container(dc, resolve=True)})
         decoder = "mst" if dc.get("name") == "mst" else "beam"
         results = parser.parse_sentences(sents, dc.batch_size, beam_size=dc.beam_size, decoder=decoder)
         heads = [h for h, _ in results]
@@ -414,6 +633,8 @@ class Trainer:
         return state
 
     def write_metrics(self, extra: dict | None = None) -> dict:
+        if not self.ranks.main:
+            return {}
         best = max(self.history, key=lambda h: h.get("dev_las", -1.0)) if self.history else None
         metrics = {
             "exp": self.cfg.exp_name,
@@ -428,15 +649,44 @@ class Trainer:
         (self.run_dir / "metrics.json").write_text(json.dumps(metrics, indent=2) + "\n")
         return metrics
 
+    def _on_signal(self, signum: int, frame) -> None:
+        if self.stop_signal is None:
+            log.warning("%s received: finishing the current batch, then writing last.pt", signal.Signals(signum).name)
+        self.stop_signal = signum
+
     def run(self) -> dict:
+        """Train to the last epoch, then test; on SIGTERM/SIGUSR1 write last.pt and raise Preempted."""
+        handlers = {}
+        try:
+            for sig in STOP_SIGNALS:
+                handlers[sig] = signal.signal(sig, self._on_signal)
+        except ValueError:  # not the main thread: no signal handling
+            pass
+        try:
+            return self._run()
+        except Preempted:
+            self.writer.close()
+            raise
+        finally:
+            for sig, previous in handlers.items():
+                signal.signal(sig, previous)
+            if self.log_handler is not None:
+                logging.getLogger().removeHandler(self.log_handler)
+                self.log_handler.close()
+
+    def _run(self) -> dict:
         tc = self.cfg.trainer
-        OmegaConf.save(self.cfg, self.run_dir / "config.yaml", resolve=True)
+        main = self.ranks.main
+        if main:
+            OmegaConf.save(self.cfg, self.run_dir / "config.yaml", resolve=True)
         log.info("run directory: %s", self.run_dir)
+        if self.ranks.active:
+            log.info("rank %d of %d", self.ranks.rank, self.ranks.world)
         log.info("system %s, oracle %s, device %s", self.system.describe(), self.oracle.name, self.device)
         for epoch in range(self.epoch + 1, tc.epochs + 1):
             stats = self.train_epoch(epoch)
             record: dict[str, Any] = {"epoch": epoch, **stats}
-            if self.data.dev:
+            if self.data.dev and main:
                 dev = self.evaluate(self.data.dev, self.run_dir / "dev.pred.conllu")
                 record.update({f"dev_{k}": v for k, v in dev.as_dict().items() if k != "words_nopunct"})
                 self.writer.add_scalar("dev/uas", dev.uas, epoch)
@@ -454,20 +704,23 @@ class Trainer:
             improved = record.get("dev_las", 0.0) > self.best_las or not self.data.dev
             if improved:
                 self.best_las = record.get("dev_las", 0.0)
-                checkpoint.save_atomic(self.checkpoint_state(with_optimizer=False), self.run_dir / "best.pt")
-            checkpoint.save_atomic(self.checkpoint_state(with_optimizer=True), self.run_dir / "last.pt")
-            self.write_metrics()
+            if main:
+                if improved:
+                    checkpoint.save_atomic(self.checkpoint_state(with_optimizer=False), self.run_dir / "best.pt")
+                checkpoint.save_atomic(self.checkpoint_state(with_optimizer=True), self.run_dir / "last.pt")
+                self.write_metrics()
+            barrier(self.ranks)  # the other ranks wait for rank 0's evaluation and checkpoints
             log.info(
                 "epoch %d: loss %.4f, %.0f tokens/s, %.1f s%s%s",
                 epoch,
                 stats["loss_per_token"],
                 stats["tokens_per_s"],
                 stats["seconds"],
-                f", dev UAS {record['dev_uas']:.2f} LAS {record['dev_las']:.2f}" if self.data.dev else "",
-                " (best)" if improved and self.data.dev else "",
+                f", dev UAS {record['dev_uas']:.2f} LAS {record['dev_las']:.2f}" if "dev_las" in record else "",
+                " (best)" if improved and "dev_las" in record else "",
             )
         extra = {}
-        if self.data.test and (self.run_dir / "best.pt").exists():
+        if main and self.data.test and (self.run_dir / "best.pt").exists():
             state = checkpoint.load(self.run_dir / "best.pt", self.device)
             self.model = model_from_state(state, self.device)
             test = self.evaluate(self.data.test, self.run_dir / "test.pred.conllu")
