@@ -95,12 +95,7 @@ class Completion:
         found = Factors(row, action, kind, nodes, words[:, 1] > words[:, 0])
         delta = np.zeros(legal.shape)
         if len(row):
-            # Candidates of one step share most factors (the items of a beam share their trees):
-            # score each distinct factor once.
-            key = np.concatenate([kind[:, None], nodes, found.right[:, None]], 1)
-            key = np.ascontiguousarray(key).view(np.dtype((np.void, key.dtype.itemsize * key.shape[1]))).ravel()
-            _, first, inverse = np.unique(key, return_index=True, return_inverse=True)
-            np.add.at(delta, (row, action), self.score_fixed(found.take(first))[inverse.ravel()])
+            np.add.at(delta, (row, action), self.score_fixed(found))
         return delta, found
 
     def score_fixed(self, found: Factors) -> np.ndarray:
