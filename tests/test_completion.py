@@ -19,16 +19,8 @@ from nparse.systems import NONE, make_system
 from nparse.systems.arrays import Layout
 from nparse.systems.factors import factor_mask
 from .reference_factors import all_factors, complete_factors
+from .test_arrays import VARIANTS
 
-VARIANTS = [
-    ("archybrid", {"root": "end"}),
-    ("archybrid", {"root": "start"}),
-    ("arceager", {}),
-    ("arcstandard", {}),
-    ("swapstandard", {}),
-    ("twoplanar", {}),
-    ("archybrid_swap", {}),
-]
 ALL = factor_mask(["1", "2a", "2b", "3a", "3b", "3c"])
 DIM = 6
 

@@ -41,6 +41,18 @@ def train(exp: str, data: str, run_dir: Path, *overrides: str) -> Path:
     return run_dir
 
 
+def fine_tune(exp: str, data: str, greedy: Path, args: argparse.Namespace) -> Path:
+    """A global run of ``exp`` started from the greedy run's best checkpoint, with the budget of
+    ``args`` (global_epochs, seed, beam, threads, overrides), into runs/<exp>/<date>_<time>_<data>/."""
+    stamp = time.strftime("%Y-%m-%d_%H-%M-%S")
+    return train(
+        exp, data, ROOT / "runs" / exp / f"{stamp}_{data}",
+        f"trainer.init_from={greedy / 'best.pt'}", f"trainer.epochs={args.global_epochs}",
+        f"trainer.seed={args.seed}", f"trainer.beam_size={args.beam}", f"decoder.beam_size={args.beam}",
+        f"trainer.threads={args.threads}", *args.overrides,
+    )  # fmt: skip
+
+
 def decode_scores(run: Path, beam: int) -> dict[str, tuple[float, float]]:
     """Dev and test (UAS, LAS) of a run's best checkpoint decoded with a beam."""
     parser = Parser.load(run / "best.pt", "cpu")
@@ -94,13 +106,7 @@ def main() -> None:
         beam = decode_scores(greedy, args.beam)
         lines.append(row(f"{args.greedy_exp}, decoded with beam {args.beam}", greedy, beam["dev"], beam["test"]))
         for exp in args.exps:
-            stamp = time.strftime("%Y-%m-%d_%H-%M-%S")
-            run = train(
-                exp, data, ROOT / "runs" / exp / f"{stamp}_{data}",
-                f"trainer.init_from={greedy / 'best.pt'}", f"trainer.epochs={args.global_epochs}",
-                f"trainer.seed={args.seed}", f"trainer.beam_size={args.beam}", f"decoder.beam_size={args.beam}",
-                f"trainer.threads={args.threads}", *args.overrides,
-            )  # fmt: skip
+            run = fine_tune(exp, data, greedy, args)
             lines.append(row(exp, run))
     print(
         "| model | treebank | epochs (best) | dev UAS | dev LAS | test UAS | test LAS | s / epoch | updates / sentence |"

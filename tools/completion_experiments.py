@@ -25,7 +25,7 @@ import torch
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from beam_experiments import train  # noqa: E402
+from beam_experiments import fine_tune  # noqa: E402
 
 from nparse.api import Parser  # noqa: E402
 from nparse.evaluate import score  # noqa: E402
@@ -73,13 +73,7 @@ def main() -> None:
             if done:
                 runs.append((exp, done[0]))
                 continue
-            stamp = time.strftime("%Y-%m-%d_%H-%M-%S")
-            run = train(
-                exp, data, ROOT / "runs" / exp / f"{stamp}_{data}",
-                f"trainer.init_from={greedy / 'best.pt'}", f"trainer.epochs={args.global_epochs}",
-                f"trainer.seed={args.seed}", f"trainer.beam_size={args.beam}", f"decoder.beam_size={args.beam}",
-                f"trainer.threads={args.threads}", *args.overrides,
-            )  # fmt: skip
+            run = fine_tune(exp, data, greedy, args)
             runs.append((exp, run))
         for exp, run in runs:
             decoders = ["beam"]
