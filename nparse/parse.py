@@ -60,10 +60,8 @@ def main(argv: list[str] | None = None) -> int:
         parser = Parser.load(args["model"], args["device"] or "auto")
         start = time.perf_counter()
         decoder = args["decoder"] or parser.decoder
-        if decoder not in ("beam", "greedy", "mst"):
-            raise ValueError(f"decoder={decoder}: choose greedy, beam or mst")
         if decoder == "greedy":
-            decoder, beam_size = "beam", 1
+            beam_size = 1
         results = parser.parse_nbest(sentences, beam_size, nbest or 1, batch_size, True, decoder)
         seconds = time.perf_counter() - start
         if nbest:

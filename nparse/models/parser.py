@@ -78,7 +78,7 @@ class ParserModel(nn.Module):
             FactorScorer(dim, self.factor_mask, int(completion.get("hidden") or 100)) if self.factor_mask else None
         )
         # The first-order factor also learns to select heads, so that decoder=mst can use it alone.
-        self.arc_loss = bool(self.factor_mask & 1) and bool(completion.get("arc_loss", True))
+        self.arc_loss = self.has_arc_factor and bool(completion.get("arc_loss", True))
 
     @property
     def has_arc_factor(self) -> bool:
@@ -109,12 +109,12 @@ class ParserModel(nn.Module):
         dtype = torch.bfloat16 if self.precision == "bf16" else torch.float16
         return torch.autocast(self.device.type, dtype=dtype)
 
-    def _encode(self, batch: Batch) -> tuple[torch.Tensor, torch.Tensor]:
-        """BiLSTM vectors and the transition scorer's first-layer table, once per batch."""
+    def _encode(self, batch: Batch, with_table: bool = True) -> tuple[torch.Tensor, torch.Tensor | None]:
+        """BiLSTM vectors and (unless not wanted) the transition scorer's first-layer table."""
         with timed("encoder"), self.autocast():
             vectors = self.encoder(batch.to(self.device))
-            table = self.scorer.table(vectors)
-        return vectors.float(), table.float()
+            table = self.scorer.table(vectors).float() if with_table else None
+        return vectors.float(), table
 
     def _start(self, batch: Batch) -> tuple[torch.Tensor, torch.Tensor, list, list[int]]:
         vectors, table = self._encode(batch)
@@ -133,14 +133,13 @@ class ParserModel(nn.Module):
         """The ``nbest`` best distinct trees of every sentence, best first (beam_size 1: greedy);
         ``decoder="mst"``: the maximum spanning tree of the first-order factor scores."""
         check_beam(beam_size, nbest)
+        if decoder not in ("beam", "mst"):
+            raise ValueError(f"decoder={decoder}: choose greedy, beam or mst")
         lengths = [len(e) for e in batch.examples]
         if decoder == "mst":
-            with self.autocast():
-                vectors = self.encoder(batch.to(self.device)).float()
+            vectors, _ = self._encode(batch, with_table=False)
             return self._label(vectors, batch.width, self._mst(vectors, lengths))
         vectors, table = self._encode(batch)
-        if decoder != "beam":
-            raise ValueError(f"decoder {decoder!r}: choose beam (greedy is beam_size 1) or mst")
         layout = self.layout(batch.width)
         beams = beam_search(layout, self.scorer, table, lengths, beam_size, self.completion_for(vectors, lengths))
         trees: list[list[tuple[list[int], float]]] = []
