@@ -9,6 +9,7 @@ one 5-word tree, 4.8 million for one of 6 words): every 2-planar tree up to 4 wo
 from __future__ import annotations
 
 import random
+import time
 
 import pytest
 
@@ -133,6 +134,56 @@ def test_minimal_never_swaps_more_than_lazy_and_eager():
         assert swaps[2] <= swaps[1] <= swaps[0], (heads, swaps)
         fewer += swaps[2] < swaps[1]
     assert fewer > 0
+
+
+def rebuilds(system: SwapStandard, seq: list[int], heads: list[int]) -> bool:
+    c = system.initial(len(heads) - 1)
+    for a in seq:
+        assert system.legal(c)[a]
+        system.apply(c, a)
+    return system.terminal(c) and c.heads[1:] == heads[1:]
+
+
+def test_minimal_is_bounded_on_long_non_projective_sentences():
+    """Issue 10, case 9: no recursion on sentence length, and a time bound with a LAZY fallback."""
+    system = SwapStandard()
+    rng = random.Random(3)
+    heads = random_tree(150, rng)
+    assert not is_projective(heads)
+    minimal = make_oracle(system, "minimal", time_limit=0.2)
+    start = time.perf_counter()
+    gold = minimal.prepare(heads)  # used to raise RecursionError past about 100 words
+    assert time.perf_counter() - start < 5.0
+    assert gold.fallback
+    lazy = make_oracle(system, "lazy")
+    assert gold.minimal == lazy.sequence(lazy.prepare(heads))
+    assert rebuilds(system, minimal.sequence(gold), heads)
+    # A search that finishes is not a fallback, and its sequence rebuilds the tree.
+    small = random_tree(12, rng)
+    done = minimal.prepare(small)
+    assert not done.fallback and rebuilds(system, minimal.sequence(done), small)
+    with pytest.raises(ValueError, match="time_limit"):
+        make_oracle(system, "minimal", time_limit=-1)
+
+
+def test_minimal_fallbacks_are_logged_by_the_trainer(caplog):
+    from nparse.io.data import Vocabs
+    from nparse.training.trainer import prepare_examples
+
+    sents = read_conllu(treebank_files("dev")[0])[:3]
+    oracle = make_oracle(SwapStandard(), "minimal")
+    search = oracle.prepare
+
+    def out_of_time(heads):
+        gold = search(heads)
+        gold.fallback = True
+        return gold
+
+    oracle.prepare = out_of_time
+    with caplog.at_level("WARNING"):
+        examples = prepare_examples(sents, Vocabs.build(sents), oracle, [])
+    assert len(examples) == 3
+    assert "LAZY" in caplog.text and sents[1].name in caplog.text
 
 
 # -- 2-Planar --------------------------------------------------------------------------------

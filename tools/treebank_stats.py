@@ -64,7 +64,7 @@ def stats(path: Path) -> dict:
         row["eager"] += eager.sequence(gold).count(SWAP)
         row["lazy"] += lazy.sequence(gold).count(SWAP)
         start = time.perf_counter()
-        row["minimal"] += minimal_sequence(gold, swap_system).count(SWAP)
+        row["minimal"] += minimal_sequence(gold, swap_system)[0].count(SWAP)
         minimal_seconds += time.perf_counter() - start
         row["unique"] += unique_sequence(gold, swap_system, ndall)
         tp = TwoPlanarGold(heads, planar)

@@ -28,6 +28,7 @@ only when s0 precedes s1 in it); ND-SW in addition attaches arcs as early as pos
 
 from __future__ import annotations
 
+import time
 from typing import Sequence
 
 import numpy as np
@@ -170,13 +171,26 @@ class SwapLazy(_SwapOracleBase, StaticOracle):
 
 
 class SwapMinimal(_SwapOracleBase, StaticOracle):
-    """Replays the shortest order-respecting sequence found when the sentence was prepared."""
+    """Replays the shortest order-respecting sequence found when the sentence was prepared.
+
+    ``time_limit`` bounds the search per sentence (seconds; 0 = none): a long non-projective
+    sentence can have too many fork points to search, and training must not hang on one. A
+    sentence whose search runs out of time gets the LAZY sequence (``gold.fallback`` is set, and
+    the trainer logs it); which sentences fall back can depend on the machine's speed.
+    """
 
     name = "minimal"
 
+    def __init__(self, system: SwapStandard, time_limit: float = 2.0):
+        super().__init__(system)
+        if time_limit < 0:
+            raise ValueError(f"oracle.time_limit={time_limit}: give seconds >= 0 (0 = no limit)")
+        self.time_limit = float(time_limit)
+
     def prepare(self, heads):
         gold = SwapGold(heads)
-        gold.minimal = minimal_sequence(gold, self.system)  # type: ignore[arg-type]
+        gold.minimal, complete = minimal_sequence(gold, self.system, self.time_limit)  # type: ignore[arg-type]
+        gold.fallback = not complete  # type: ignore[attr-defined]
         return gold
 
     def next(self, c: Config, gold: Gold) -> int:
@@ -184,57 +198,64 @@ class SwapMinimal(_SwapOracleBase, StaticOracle):
         return gold.minimal[c.steps]  # type: ignore[attr-defined,index]
 
 
-def minimal_sequence(gold: SwapGold, system: SwapStandard) -> list[int]:
+def minimal_sequence(gold: SwapGold, system: SwapStandard, time_limit: float = 0.0) -> tuple[list[int], bool]:
     """Fewest-swap transition sequence: DFS over SHIFT/SWAP choices with branch and bound.
 
     The LAZY sequence gives the first bound; a branch is cut as soon as it has used as many
     swaps as the best complete sequence found so far, or when it reaches a fork point already
-    expanded with no more swaps. Only the current path, the best one and the fork points seen
-    are kept, never the lattice.
+    expanded with no more swaps. Only the current path, the best one, the fork points seen and
+    the pending branches (an explicit stack, so no recursion on sentence length) are kept, never
+    the lattice. Returns the sequence and whether the search finished within ``time_limit``
+    seconds (0: no limit); if it did not, the sequence is LAZY's.
     """
-    best = SwapLazy(system).sequence(gold)
-    best_swaps = best.count(SWAP)
+    lazy = SwapLazy(system).sequence(gold)
+    best, best_swaps = lazy, lazy.count(SWAP)
     if best_swaps == 0:
-        return best
+        return best, True
+    deadline = time.perf_counter() + time_limit if time_limit > 0 else None
     path: list[int] = []
     expanded: dict = {}  # fork point -> fewest swaps it was expanded with
-
-    def dfs(c: Config, swaps: int) -> None:
-        nonlocal best, best_swaps
+    # Pending branches: (configuration, swaps so far, path length before it, transition to take).
+    pending: list[tuple[Config, int, int, int]] = [(system.initial(gold.n), 0, 0, NONE)]
+    forks = 0
+    while pending:
+        c, swaps, n, first = pending.pop()
+        if swaps >= best_swaps:
+            continue
+        del path[n:]
+        if first != NONE:
+            system.apply(c, first)
+            path.append(first)
         while True:
             if system.terminal(c):
                 if swaps < best_swaps:
                     best, best_swaps = list(path), swaps
-                return
+                break
             if can_left(c, gold):
                 a = LEFT
             elif can_right(c, gold):
                 a = RIGHT
             elif can_swap(c, gold):
-                # Fork: swap now, or shift first if the gold tree stays reachable.
+                # Fork: swap now (searched first), or shift first if the gold tree stays reachable.
+                forks += 1
+                if deadline is not None and forks % 64 == 0 and time.perf_counter() > deadline:
+                    return lazy, False
                 key = system.state_key(c)
                 if expanded.get(key, best_swaps) <= swaps:
-                    return
+                    break
                 expanded[key] = swaps
+                if kernels.can_shift(c, gold):
+                    pending.append((c, swaps, len(path), SHIFT))
                 if swaps + 1 < best_swaps:
-                    n = len(path)
-                    nxt = c.copy()
-                    system.apply(nxt, SWAP)
-                    path.append(SWAP)
-                    dfs(nxt, swaps + 1)
-                    del path[n:]
-                if not kernels.can_shift(c, gold):
-                    return
-                a = SHIFT
+                    pending.append((c.copy(), swaps + 1, len(path), SWAP))
+                break
             elif c.buffer:
                 a = SHIFT
             else:
-                return  # dead end
+                break  # dead end
             system.apply(c, a)
             path.append(a)
-
-    dfs(system.initial(gold.n), 0)
-    return best
+    return best, True
 
 
 class SwapNDSW(_SwapOracleBase, Oracle):

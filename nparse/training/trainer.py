@@ -74,6 +74,7 @@ def load_data(cfg: DictConfig) -> Data:
 def prepare_examples(sents: list[Sentence], vocabs: Vocabs, oracle: Oracle, skipped: list) -> list[Example]:
     """Encode training sentences and let the oracle precompute; refused trees go to ``skipped``."""
     examples = []
+    fallbacks: list[str] = []
     for sent in tqdm(sents, desc="oracle data", unit="sent", leave=False, disable=None):
         ex = encode(sent, vocabs)
         ex.gold = oracle.prepare(sent.heads)
@@ -81,6 +82,16 @@ def prepare_examples(sents: list[Sentence], vocabs: Vocabs, oracle: Oracle, skip
             skipped.append((sent.name, f"not covered by the {oracle.system.name} {oracle.name} oracle"))
         else:
             examples.append(ex)
+            if getattr(ex.gold, "fallback", False):
+                fallbacks.append(sent.name)
+    if fallbacks:
+        log.warning(
+            "oracle %s: search over the time limit (oracle.time_limit) on %d sentence(s), trained with the "
+            "LAZY sequence instead: %s",
+            oracle.name,
+            len(fallbacks),
+            ", ".join(fallbacks[:20]) + (" ..." if len(fallbacks) > 20 else ""),
+        )
     return examples
 
 
