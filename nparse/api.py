@@ -26,11 +26,16 @@ def pick_device(name: str = "auto") -> torch.device:
     return torch.device(name)
 
 
-def model_from_state(state: dict, device: torch.device) -> ParserModel:
-    vocabs = Vocabs.from_state(state["vocabs"])
-    system = make_system(**state["system"])
-    model = ParserModel(vocabs, system, state["model_options"])
-    model.load_state_dict(state["model"])
+def model_from_state(state: dict, device: torch.device, path: str | Path | None = None) -> ParserModel:
+    try:
+        vocabs = Vocabs.from_state(state["vocabs"])
+        system = make_system(**state["system"])
+        model = ParserModel(vocabs, system, state["model_options"])
+        model.load_state_dict(state["model"])
+    except (KeyError, TypeError, ValueError, RuntimeError, AttributeError) as err:
+        where = f"{path}: " if path else ""
+        first = str(err).splitlines()[0] if str(err) else type(err).__name__
+        raise ValueError(f"{where}damaged or incompatible nparse checkpoint ({first})") from err
     return model.to(device).eval()
 
 
@@ -58,7 +63,7 @@ class Parser:
     def load(cls, path: str | Path, device: str = "auto") -> "Parser":
         dev = pick_device(device)
         state = checkpoint.load(path, dev)
-        return cls(model_from_state(state, dev), state.get("config"))
+        return cls(model_from_state(state, dev, path), state.get("config"))
 
     def check_pos(self, sentences: Sequence[Sentence]) -> None:
         enc = self.model.encoder

@@ -17,6 +17,9 @@ from typing import Any
 import torch
 
 FORMAT = 1
+# What parsing needs, and what resuming needs on top (a last.pt; best.pt has no optimizer state).
+MODEL_KEYS = ("config", "model", "model_options", "system", "vocabs")
+RESUME_KEYS = ("optimizer", "rng", "epoch", "best_las", "history", "step")
 
 
 def save_atomic(state: dict[str, Any], path: str | Path) -> None:
@@ -34,7 +37,8 @@ def save_atomic(state: dict[str, Any], path: str | Path) -> None:
         raise
 
 
-def load(path: str | Path, device: str | torch.device = "cpu") -> dict[str, Any]:
+def load(path: str | Path, device: str | torch.device = "cpu", resume: bool = False) -> dict[str, Any]:
+    """The checkpoint's state, checked to hold what parsing (``resume``: and resuming) needs."""
     path = Path(path)
     if not path.is_file():
         raise FileNotFoundError(f"checkpoint not found: {path}")
@@ -48,6 +52,17 @@ def load(path: str | Path, device: str | torch.device = "cpu") -> dict[str, Any]
         ) from err
     except Exception as err:  # torch raises several types for damaged files
         raise ValueError(f"{path}: not a readable nparse checkpoint ({err})") from err
-    if not isinstance(state, dict) or state.get("format") != FORMAT:
-        raise ValueError(f"{path}: not an nparse checkpoint (format {state.get('format')!r})")
+    if not isinstance(state, dict):
+        raise ValueError(f"{path}: not an nparse checkpoint (it holds a {type(state).__name__}, not a dict)")
+    if state.get("format") != FORMAT:
+        raise ValueError(f"{path}: not an nparse checkpoint (format {state.get('format')!r}, expected {FORMAT})")
+    need = MODEL_KEYS + (RESUME_KEYS if resume else ())
+    missing = [k for k in need if k not in state]
+    if missing:
+        if resume and "optimizer" in missing and not set(missing) & set(MODEL_KEYS):
+            raise ValueError(f"{path}: holds no optimizer state (a best.pt?); resume from the run's last.pt")
+        what = "a resumable nparse checkpoint" if resume else "a complete nparse checkpoint"
+        raise ValueError(f"{path}: not {what}: missing {', '.join(missing)}")
+    if not isinstance(state["model"], dict) or not isinstance(state["config"], dict):
+        raise ValueError(f"{path}: damaged nparse checkpoint: 'model' and 'config' must be dicts")
     return state

@@ -278,9 +278,36 @@ def test_a_checkpoint_that_would_run_code_is_refused(tmp_path):
     assert not target.exists()
 
 
+def test_files_that_are_not_checkpoints_get_a_message(tmp_path, tiny_run):
+    """Issue 10, case 10: a non-checkpoint pickle as model, or a damaged checkpoint."""
+    import nparse
+
+    good = torch.load(tiny_run / "best.pt", weights_only=True)
+    cases = {
+        "tensor": (torch.zeros(3), "holds a Tensor"),
+        "dict": ({"a": 1}, "format None"),
+        "missing": ({k: v for k, v in good.items() if k != "vocabs"}, "missing vocabs"),
+        "shapes": ({**good, "model": {**good["model"], "scorer.first.weight": torch.zeros(2, 2)}}, "incompatible"),
+        "best_as_resume": (good, "no optimizer state"),
+    }
+    for name, (obj, message) in cases.items():
+        path = tmp_path / f"{name}.pt"
+        torch.save(obj, path)
+        if name == "best_as_resume":
+            with pytest.raises(ValueError, match=message):
+                checkpoint.load(path, resume=True)
+            continue
+        with pytest.raises(ValueError, match=message) as err:
+            nparse.load(path, device="cpu")
+        assert str(path) in str(err.value)
+    proc = subprocess.run([sys.executable, "-m", "nparse.parse", f"model={tmp_path / 'tensor.pt'}", f"input={EWT_DEV}"],
+                          cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=120)  # fmt: skip
+    assert proc.returncode == 1 and "holds a Tensor" in proc.stderr and "Traceback" not in proc.stderr
+
+
 def test_interrupted_save_keeps_the_previous_checkpoint(tmp_path, monkeypatch):
     path = tmp_path / "last.pt"
-    checkpoint.save_atomic({"epoch": 1}, path)
+    checkpoint.save_atomic({"epoch": 1, **{k: {} for k in checkpoint.MODEL_KEYS}}, path)
 
     def broken_save(obj, handle):
         handle.write(b"partial")

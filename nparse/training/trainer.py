@@ -414,7 +414,7 @@ class Trainer:
             self.model.to(self.device)
             log.info("completion model %s: new, initialised at random", completion)
         else:
-            self.model = model_from_state(state, self.device)
+            self.model = model_from_state(state, self.device, path)
         self.vocabs = self.model.vocabs
         ignored = {
             k for k, v in wanted.items()  # type: ignore[union-attr]
@@ -425,10 +425,8 @@ class Trainer:
             log.warning("model.%s: taken from the checkpoint, not the config", ", model.".join(sorted(ignored)))
 
     def _resume(self, path: Path) -> None:
-        state = checkpoint.load(path, self.device)
-        if state.get("optimizer") is None:
-            raise ValueError(f"{path}: holds no optimizer state; resume from a last.pt")
-        self.model = model_from_state(state, self.device)
+        state = checkpoint.load(path, self.device, resume=True)
+        self.model = model_from_state(state, self.device, path)
         self.vocabs = self.model.vocabs
         self.epoch = state["epoch"]
         self.best_las = state["best_las"]
