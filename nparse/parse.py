@@ -2,7 +2,7 @@
 
     python -m nparse.parse model=CKPT [input=IN] [output=OUT] [format=auto|conllu|text]
                            [beam_size=K] [nbest=k] [decoder=greedy|beam|mst] [device=auto|cpu|cuda]
-                           [batch_size=N]
+                           [batch_size=N] [chunk=N]
 
 Input is CoNLL-U (HEAD/DEPREL are filled in, everything else is written back untouched) or
 pre-tokenized plain text, one sentence per line; standard input/output when omitted.
@@ -10,19 +10,47 @@ beam_size defaults to the decoder the model was trained with (1 is greedy). With
 sentence is written once per tree for its k best distinct trees (fewer if the beam holds fewer),
 best first, each with the comments "# nbest = i" and "# score = S" (S: the derivation score, the
 sum of its transition scores, plus the scores of its factors with a completion model).
+The input is read, parsed and written chunk=N sentences at a time (default 4096), so memory is
+bounded by the chunk, not the file; an output file is written next to its destination and renamed
+over it at the end, so an error (bad input line, full disk) leaves no half-written output.
 decoder=mst parses with the first-order factor of a completion model alone (Chu-Liu/Edmonds,
 one root dependent); decoder=greedy is beam_size=1.
 """
 
 from __future__ import annotations
 
-import io
+import shutil
 import sys
+import tempfile
 import time
+from contextlib import ExitStack
 from dataclasses import replace
+from itertools import islice
+from typing import IO, Iterable, Iterator
+
+from tqdm import tqdm
 
 from .cli import parse_args
-from .io.conllu import CoNLLUError, decode_utf8, read_conllu, read_text, read_utf8, sniff_format, write_conllu
+from .io.conllu import CoNLLUError, Sentence, atomic_text, iter_conllu, iter_text, sniff_lines, utf8_lines
+
+CHUNK = 4096  # default sentences read, parsed and written at a time (chunk=N): bounds memory
+
+
+def chunks(items: Iterable[Sentence], size: int) -> Iterator[list[Sentence]]:
+    it = iter(items)
+    while chunk := list(islice(it, size)):
+        yield chunk
+
+
+def open_input(name: str | None, stack: ExitStack) -> tuple[IO[bytes], str]:
+    """A seekable binary stream of the input (standard input is spooled to a temporary file, so
+    that it can be sniffed and then read, in constant memory) and its name for messages."""
+    if name in (None, "-"):
+        spool = stack.enter_context(tempfile.TemporaryFile())
+        shutil.copyfileobj(sys.stdin.buffer, spool)
+        spool.seek(0)
+        return spool, "<stdin>"
+    return stack.enter_context(open(name, "rb")), name
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -38,53 +66,64 @@ def main(argv: list[str] | None = None) -> int:
             "beam_size": None,
             "nbest": None,
             "decoder": None,
+            "chunk": str(CHUNK),
         },
         usage=__doc__,
     )
     from .api import MissingPOSError, Parser, nbest_sentences
 
+    n_sents = n_words = 0
+    seconds = 0.0
     try:
-        if args["input"] in (None, "-"):
-            text = decode_utf8(sys.stdin.buffer.read(), "<stdin>")
-            source = io.StringIO(text)
-            source.name = "<stdin>"
-        else:
-            text = read_utf8(args["input"])
-            source = io.StringIO(text)
-            source.name = args["input"]
-        fmt = sniff_format(text) if args["format"] == "auto" else args["format"]
-        if fmt not in ("conllu", "text"):
-            raise ValueError(f"format must be auto, conllu or text, not {fmt!r}")
-        sentences = read_conllu(source, allow_missing_heads=True) if fmt == "conllu" else read_text(source)
-        beam_size, nbest, batch_size = (_positive(args, key) for key in ("beam_size", "nbest", "batch_size"))
-        parser = Parser.load(args["model"], args["device"] or "auto")
-        start = time.perf_counter()
-        decoder = args["decoder"] or parser.decoder
-        if decoder == "greedy":
-            beam_size = 1
-        results = parser.parse_nbest(sentences, beam_size, nbest or 1, batch_size, True, decoder)
-        seconds = time.perf_counter() - start
-        if nbest:
-            sentences_out = [t for s, parses in zip(sentences, results) for t in nbest_sentences(s, parses)]
-        else:
-            sentences_out = [replace(s, heads=p[0].heads, deprels=p[0].labels) for s, p in zip(sentences, results)]
-        out = sys.stdout if args["output"] in (None, "-") else open(args["output"], "w", encoding="utf-8")
-        try:
-            write_conllu(sentences_out, out, [s.heads for s in sentences_out], [s.deprels for s in sentences_out])
-        finally:
-            if out is not sys.stdout:
-                out.close()
+        beam_size, nbest, batch_size, chunk = (
+            _positive(args, key) for key in ("beam_size", "nbest", "batch_size", "chunk")
+        )
+        if args["format"] not in ("auto", "conllu", "text"):
+            raise ValueError(f"format must be auto, conllu or text, not {args['format']!r}")
+        with ExitStack() as stack:
+            handle, name = open_input(args["input"], stack)
+            fmt = args["format"]
+            if fmt == "auto":
+                fmt = sniff_lines(utf8_lines(handle, name))
+                handle.seek(0)
+            lines = utf8_lines(handle, name)
+            sentences = iter_conllu(lines, True, name) if fmt == "conllu" else iter_text(lines, name)
+            parser = Parser.load(args["model"], args["device"] or "auto")
+            decoder = args["decoder"] or parser.decoder
+            if decoder == "greedy":
+                beam_size = 1
+            out = sys.stdout if args["output"] in (None, "-") else stack.enter_context(atomic_text(args["output"]))
+            bar = stack.enter_context(tqdm(unit="sent", desc="parsing", disable=None, leave=False))
+            for part in chunks(sentences, chunk or CHUNK):
+                start = time.perf_counter()
+                results = parser.parse_nbest(part, beam_size, nbest or 1, batch_size, False, decoder)
+                seconds += time.perf_counter() - start
+                if nbest:
+                    done = [t for s, parses in zip(part, results) for t in nbest_sentences(s, parses)]
+                else:
+                    done = [replace(s, heads=p[0].heads, deprels=p[0].labels) for s, p in zip(part, results)]
+                write_parsed(done, out)
+                n_sents += len(part)
+                n_words += sum(len(s) for s in part)
+                bar.update(len(part))
     except (CoNLLUError, MissingPOSError, OSError, ValueError, RuntimeError) as err:
         print(f"error: {err}", file=sys.stderr)
+        if args["output"] not in (None, "-"):
+            print(f"error: nothing written to {args['output']}", file=sys.stderr)
         return 1
-    words = sum(len(s) for s in sentences)
     print(
-        f"parsed {len(sentences)} sentences ({words} words) in {seconds:.1f} s "
+        f"parsed {n_sents} sentences ({n_words} words) in {seconds:.1f} s "
         f"on {parser.model.device}, "
-        f"{'mst' if decoder == 'mst' else f'beam {beam_size or parser.beam_size}'}: {words / max(seconds, 1e-9):.0f} words/s",
+        f"{'mst' if decoder == 'mst' else f'beam {beam_size or parser.beam_size}'}: {n_words / max(seconds, 1e-9):.0f} words/s",
         file=sys.stderr,
     )
     return 0
+
+
+def write_parsed(sentences: list[Sentence], out: IO[str]) -> None:
+    from .io.conllu import write_conllu
+
+    write_conllu(sentences, out, [s.heads for s in sentences], [s.deprels for s in sentences])
 
 
 def _positive(args: dict, key: str) -> int | None:

@@ -9,6 +9,7 @@ The trainer itself is ``nparse.training.trainer.Trainer``.
 from __future__ import annotations
 
 import logging
+import os
 import shutil
 import sys
 from pathlib import Path
@@ -39,6 +40,13 @@ def main(cfg: DictConfig) -> float:
         sys.exit(1)
     try:
         metrics = trainer.run()
+    except OSError as err:  # a full disk or a run directory that went away: no traceback, no half files
+        logging.getLogger("nparse.train").error("%s", err)
+        print(
+            f"error: {err}\n(checkpoints are written atomically: {run_dir} keeps the last complete ones)",
+            file=sys.stderr,
+        )
+        sys.exit(1)
     except Preempted as stop:
         logging.getLogger("nparse.train").warning("%s", stop)
         print(f"stopped: {stop}", file=sys.stderr)
@@ -68,5 +76,25 @@ def join_ranks(cfg: DictConfig, ranks: Ranks, own: Path) -> Path:
     return shared
 
 
+def check_run_dir(argv: list[str]) -> str | None:
+    """Why the run directory cannot be created (None if it can), checked before Hydra tries and
+    fails with a traceback: the nearest existing folder of ``hydra.run.dir`` (default ``runs/``)
+    must be a writable directory."""
+    given = [a.split("=", 1)[1] for a in argv if a.startswith(("hydra.run.dir=", "hydra.sweep.dir="))]
+    for target in given or ["runs"]:
+        path = Path(target).absolute()
+        while not path.exists() and path != path.parent:
+            path = path.parent
+        if not path.is_dir():
+            return f"cannot create the run directory {target}: {path} is not a directory"
+        if not os.access(path, os.W_OK | os.X_OK):
+            return f"cannot create the run directory {target}: {path} is not writable"
+    return None
+
+
 if __name__ == "__main__":
+    problem = check_run_dir(sys.argv[1:])
+    if problem:
+        print(f"error: {problem}", file=sys.stderr)
+        sys.exit(1)
     main()

@@ -211,3 +211,68 @@ def test_a_huge_token_parses_in_bounded_memory(tiny_run):
     parsed = parser.parse([replace(sent, forms=forms)])
     assert time.perf_counter() - start < 20
     assert len(parsed[0]) == len(sent) and tree_problem(parsed[0].heads) is None
+
+
+def test_parse_streams_in_chunks_and_writes_atomically(tiny_run, tmp_path, monkeypatch, capsys):
+    """Issue 10, streaming and disks: memory bounded by the chunk, never a half-written output."""
+    import errno
+
+    from nparse import parse as parse_cli
+    from nparse.api import Parser
+
+    source = tmp_path / "in.conllu"
+    source.write_text(EWT_DEV.read_text(encoding="utf-8"), encoding="utf-8")
+    model = f"model={tiny_run / 'best.pt'}"
+    whole, chunked = tmp_path / "whole.conllu", tmp_path / "chunked.conllu"
+    assert parse_cli.main([model, f"input={source}", f"output={whole}", "device=cpu"]) == 0
+    sizes: list[int] = []
+    real = Parser.parse_nbest
+
+    def counting(self, sentences, *args, **kwargs):
+        sizes.append(len(sentences))
+        return real(self, sentences, *args, **kwargs)
+
+    monkeypatch.setattr(Parser, "parse_nbest", counting)
+    assert parse_cli.main([model, f"input={source}", f"output={chunked}", "chunk=300", "device=cpu"]) == 0
+    assert max(sizes) == 300 and sum(sizes) == len(read_conllu(EWT_DEV))
+    assert chunked.read_bytes() == whole.read_bytes()
+
+    # A full disk while writing the third chunk: exit 1, a message, no output and no temporary file.
+    real_write = parse_cli.write_parsed
+    calls = []
+
+    def disk_full(sentences, out):
+        calls.append(1)
+        if len(calls) == 3:
+            raise OSError(errno.ENOSPC, "No space left on device")
+        real_write(sentences, out)
+
+    monkeypatch.setattr(parse_cli, "write_parsed", disk_full)
+    target = tmp_path / "out" / "full.conllu"
+    target.parent.mkdir()
+    capsys.readouterr()
+    assert parse_cli.main([model, f"input={source}", f"output={target}", "chunk=300", "device=cpu"]) == 1
+    err = capsys.readouterr().err
+    assert "No space left on device" in err and "nothing written" in err and "Traceback" not in err
+    assert list(target.parent.iterdir()) == []
+    monkeypatch.setattr(parse_cli, "write_parsed", real_write)
+
+    # A bad line near the end of the input: reported at its line, nothing written.
+    bad = tmp_path / "bad.conllu"
+    bad.write_text(EWT_DEV.read_text(encoding="utf-8") + "1\tonly two\n\n", encoding="utf-8")
+    assert parse_cli.main([model, f"input={bad}", f"output={target}", "chunk=300", "device=cpu"]) == 1
+    lines = len(EWT_DEV.read_text(encoding="utf-8").splitlines())
+    assert f"{bad}:{lines + 1}:" in capsys.readouterr().err
+    assert list(target.parent.iterdir()) == []
+    # An output folder that cannot exist.
+    assert parse_cli.main([model, f"input={source}", f"output={source}/x.conllu", "device=cpu"]) == 1
+    assert "cannot write" in capsys.readouterr().err
+
+
+def test_training_refuses_a_run_directory_it_cannot_create(tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("not a folder")
+    cmd = [sys.executable, "-m", "nparse.train", f"hydra.run.dir={blocker}/run"]
+    proc = subprocess.run(cmd, cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 1 and "cannot create the run directory" in proc.stderr
+    assert "Traceback" not in proc.stderr

@@ -9,6 +9,9 @@ input is reported with the file and line it was found on.
 from __future__ import annotations
 
 import io
+import os
+import tempfile
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import IO, Iterable, Iterator
@@ -180,19 +183,33 @@ def read_utf8(path: str | Path) -> str:
     return decode_utf8(Path(path).read_bytes(), str(path))
 
 
+def utf8_lines(handle: IO[bytes], path: str) -> Iterator[str]:
+    """The lines of a binary stream, decoded one at a time (memory bounded by the longest line):
+    a leading byte-order mark dropped, invalid UTF-8 reported as ``file:line:`` like ``decode_utf8``."""
+    for lineno, data in enumerate(handle, 1):
+        try:
+            line = data.decode("utf-8")
+        except UnicodeDecodeError as err:
+            raise CoNLLUError(
+                path, lineno, f"invalid UTF-8: byte 0x{data[err.start]:02x} at column {err.start + 1}"
+            ) from None
+        yield line.removeprefix("\ufeff") if lineno == 1 else line
+
+
 def _text_stream(path: str | Path) -> IO[str]:
     handle = io.StringIO(read_utf8(path))
     handle.name = str(path)
     return handle
 
 
-def iter_conllu(source: str | Path | IO[str], allow_missing_heads: bool = False) -> Iterator[Sentence]:
-    """Yield the sentences of a CoNLL-U file (path or open text stream)."""
+def iter_conllu(
+    source: str | Path | IO[str] | Iterable[str], allow_missing_heads: bool = False, path: str | None = None
+) -> Iterator[Sentence]:
+    """Yield the sentences of a CoNLL-U file (path, open text stream or iterable of lines)."""
     if isinstance(source, (str, Path)):
         yield from iter_conllu(_text_stream(source), allow_missing_heads)
         return
-    path = getattr(source, "name", "<stream>")
-    path = str(path)
+    path = path or str(getattr(source, "name", "<stream>"))
     block: list[str] = []
     start = 1
     lineno = 0
@@ -218,20 +235,26 @@ def read_conllu(source: str | Path | IO[str], allow_missing_heads: bool = False)
 
 def read_text(source: str | Path | IO[str]) -> list[Sentence]:
     """Pre-tokenized plain text, one sentence per line, tokens separated by whitespace."""
+    return list(iter_text(source))
+
+
+def iter_text(source: str | Path | IO[str], path: str | None = None) -> Iterator[Sentence]:
+    """Yield the sentences of pre-tokenized plain text (path, text stream or iterable of lines)."""
     if isinstance(source, (str, Path)):
-        return read_text(_text_stream(source))
-    path = str(getattr(source, "name", "<stream>"))
-    sentences = []
+        yield from iter_text(_text_stream(source))
+        return
+    path = path or str(getattr(source, "name", "<stream>"))
+    count = 0
     for lineno, raw in enumerate(source, 1):
         tokens = raw.split()
         if not tokens:
             continue
-        lines = [f"# sent_id = {len(sentences) + 1}", "# text = " + " ".join(tokens)]
+        count += 1
+        lines = [f"# sent_id = {count}", "# text = " + " ".join(tokens)]
         lines += [f"{i}\t{tok}\t_\t_\t_\t_\t_\t_\t_\t_" for i, tok in enumerate(tokens, 1)]
         sent = _build(path, lineno, lines, allow_missing_heads=True)
         sent.line = lineno - 2  # word i is on file line ``lineno`` for every i
-        sentences.append(sent)
-    return sentences
+        yield sent
 
 
 CONLLU_COMMENTS = ("# sent_id", "# text", "# newdoc", "# newpar", "# global.columns")
@@ -242,8 +265,17 @@ def sniff_format(text: str) -> str:
     (sent_id, text, newdoc, ...), a line starting with a word ID and a tab, or three lines in a
     row numbered 1, 2, 3 (columns split by spaces): such a file is read as CoNLL-U, so that a
     malformed line is reported at its line instead of the file being parsed as plain text."""
+    return sniff_lines(text.removeprefix("\ufeff").splitlines())
+
+
+def sniff_lines(lines: Iterable[str]) -> str:
+    """``sniff_format`` over lines, stopping at the first sign of CoNLL-U (a file is read once
+    more to the end only when it is plain text)."""
     run = 0
-    for raw in text.removeprefix("\ufeff").splitlines():
+    empty = True
+    for raw in lines:
+        raw = raw.rstrip("\r\n")
+        empty = empty and not raw.strip()
         if raw.startswith(CONLLU_COMMENTS):
             return "conllu"
         first = raw.split(None, 1)[0] if raw.strip() else ""
@@ -253,7 +285,7 @@ def sniff_format(text: str) -> str:
         run = run + 1 if first == str(run + 1) and len(raw.split()) >= 3 else (1 if first == "1" else 0)
         if run == 3:
             return "conllu"
-    return "text" if text.strip() else "conllu"
+    return "conllu" if empty else "text"
 
 
 def with_comments(sent: Sentence, comments: list[str]) -> Sentence:
@@ -287,9 +319,8 @@ def write_conllu(
 ) -> None:
     """Write sentences, optionally with new HEAD/DEPREL columns (lists indexed like Sentence.heads)."""
     if isinstance(target, (str, Path)):
-        tmp = io.StringIO()
-        write_conllu(sentences, tmp, heads, deprels)
-        Path(target).write_text(tmp.getvalue(), encoding="utf-8")
+        with atomic_text(target) as handle:
+            write_conllu(sentences, handle, heads, deprels)
         return
     sentences = list(sentences)
     hs = list(heads) if heads is not None else [None] * len(sentences)
@@ -310,3 +341,26 @@ __all__ = [
     "with_comments",
     "write_conllu",
 ]
+
+
+@contextmanager
+def atomic_text(path: str | Path) -> Iterator[IO[str]]:
+    """A UTF-8 file written next to ``path`` and renamed over it when complete: a full disk, an
+    error or a kill never leaves half-written output (the temporary file is removed)."""
+    path = Path(path)
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    except OSError as err:
+        raise OSError(f"cannot write {path}: {err.strerror}") from None
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
+            yield handle
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except OSError as err:
+        Path(tmp).unlink(missing_ok=True)
+        raise OSError(f"cannot write {path}: {err.strerror or err}") from None
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
