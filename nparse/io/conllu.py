@@ -175,7 +175,16 @@ def decode_utf8(data: bytes, path: str) -> str:
     except UnicodeDecodeError as err:
         line = data.count(b"\n", 0, err.start) + 1
         column = err.start - (data.rfind(b"\n", 0, err.start) + 1) + 1
-        raise CoNLLUError(path, line, f"invalid UTF-8: byte 0x{data[err.start]:02x} at column {column}") from None
+        raise CoNLLUError(
+            path, line, f"invalid UTF-8: byte 0x{data[err.start]:02x} at column {column}{utf16_hint(data)}"
+        ) from None
+
+
+def utf16_hint(data: bytes) -> str:
+    """A hint for the commonest wrong encoding, recognised by its byte-order mark."""
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return " (the file looks UTF-16 encoded: convert it to UTF-8, e.g. iconv -f UTF-16 -t UTF-8)"
+    return ""
 
 
 def read_utf8(path: str | Path) -> str:
@@ -191,7 +200,10 @@ def utf8_lines(handle: IO[bytes], path: str) -> Iterator[str]:
             line = data.decode("utf-8")
         except UnicodeDecodeError as err:
             raise CoNLLUError(
-                path, lineno, f"invalid UTF-8: byte 0x{data[err.start]:02x} at column {err.start + 1}"
+                path,
+                lineno,
+                f"invalid UTF-8: byte 0x{data[err.start]:02x} at column {err.start + 1}"
+                + (utf16_hint(data) if lineno == 1 else ""),
             ) from None
         yield line.removeprefix("\ufeff") if lineno == 1 else line
 
