@@ -1,0 +1,35 @@
+"""The tools that users run on finished runs."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from nparse.paths import PROJECT_ROOT
+
+pytest.importorskip("matplotlib")
+
+
+def fake_run(folder, exp, las):
+    folder.mkdir()
+    epochs = [{"epoch": e + 1, "loss_per_token": 2.0 / (e + 1), "dev_las": v} for e, v in enumerate(las)]
+    (folder / "metrics.json").write_text(json.dumps({"exp": exp, "treebank": "en_ewt", "epochs": epochs}))
+    return folder
+
+
+def test_plot_runs_writes_a_png_for_two_runs(tmp_path):
+    a = fake_run(tmp_path / "a", "archybrid_dynamic", [70.0, 80.0, 84.0])
+    b = fake_run(tmp_path / "b", "2planar_dynamic", [68.0, 79.0])
+    out = tmp_path / "plots" / "curves.png"
+    cmd = [sys.executable, "tools/plot_runs.py", str(a), str(b / "metrics.json"), "--out", str(out)]
+    proc = subprocess.run(cmd, cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and out.stat().st_size > 10_000
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    proc = subprocess.run([sys.executable, "tools/plot_runs.py", str(empty)], cwd=PROJECT_ROOT,
+                          capture_output=True, text=True, timeout=120)  # fmt: skip
+    assert proc.returncode == 1 and "no metrics.json" in proc.stderr
