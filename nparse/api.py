@@ -158,7 +158,7 @@ class Parser:
                 sentences = items  # type: ignore[assignment]
         results = self.parse_nbest(sentences, beam_size, 1 if nbest is None else nbest, decoder=decoder)
         if nbest is None:
-            return [replace(s, heads=p[0].heads, deprels=p[0].labels) for s, p in zip(sentences, results)]
+            return [parsed_sentence(s, p[0]) for s, p in zip(sentences, results)]
         return [nbest_sentences(s, parses) for s, parses in zip(sentences, results)]
 
     @staticmethod
@@ -184,15 +184,17 @@ def check_token_lists(items: list) -> None:
                 )
 
 
+def parsed_sentence(sent: Sentence, parse: Parse) -> Sentence:
+    """The sentence with the parse's HEAD and DEPREL (and its UPOS from a model with a tagger)."""
+    if parse.tags is not None:
+        return replace(sent, heads=parse.heads, deprels=parse.labels, upos=parse.tags, tagged=True)
+    return replace(sent, heads=parse.heads, deprels=parse.labels)
+
+
 def nbest_sentences(sent: Sentence, parses: Sequence[Parse]) -> list[Sentence]:
     """One copy of the sentence per parse, with ``# nbest = i`` and ``# score = ...`` comments."""
     return [
-        replace(
-            with_comments(sent, [f"# nbest = {i}", f"# score = {p.score:.4f}"]),
-            heads=p.heads,
-            deprels=p.labels,
-            score=p.score,
-        )
+        replace(parsed_sentence(with_comments(sent, [f"# nbest = {i}", f"# score = {p.score:.4f}"]), p), score=p.score)
         for i, p in enumerate(parses, 1)
     ]
 

@@ -30,13 +30,15 @@ class Scores:
     las_nopunct: float
     words: int
     words_nopunct: int
+    upos: float | None = None  # UPOS accuracy, when the prediction has its own tags
 
     def as_dict(self) -> dict:
-        return asdict(self)
+        return {k: v for k, v in asdict(self).items() if v is not None}
 
     def summary(self) -> str:
+        tagged = f"UPOS {self.upos:.2f}  " if self.upos is not None else ""
         return (
-            f"UAS {self.uas:.2f}  LAS {self.las:.2f}  ({self.words} words)\n"
+            f"{tagged}UAS {self.uas:.2f}  LAS {self.las:.2f}  ({self.words} words)\n"
             f"without punctuation: UAS {self.uas_nopunct:.2f}  LAS {self.las_nopunct:.2f}  ({self.words_nopunct} words)"
         )
 
@@ -45,8 +47,14 @@ def universal(deprel: str) -> str:
     return deprel.split(":", 1)[0]
 
 
-def score(gold: Sequence[Sentence], heads: Sequence[Sequence[int]], deprels: Sequence[Sequence[str]]) -> Scores:
-    """Scores of predicted heads/deprels (index 0 = root) against gold sentences."""
+def score(
+    gold: Sequence[Sentence],
+    heads: Sequence[Sequence[int]],
+    deprels: Sequence[Sequence[str]],
+    tags: Sequence[Sequence[str] | None] | None = None,
+) -> Scores:
+    """Scores of predicted heads/deprels (index 0 = root) against gold sentences; with ``tags``
+    (predicted UPOS per sentence) also UPOS accuracy."""
     if not (len(gold) == len(heads) == len(deprels)):
         raise ValueError(f"{len(gold)} gold sentences but {len(heads)} predictions")
     counts = [0, 0, 0, 0, 0, 0]  # words, uas, las, words-np, uas-np, las-np
@@ -65,6 +73,10 @@ def score(gold: Sequence[Sentence], heads: Sequence[Sequence[int]], deprels: Seq
     def pct(a: int, b: int) -> float:
         return 100.0 * a / b if b else 0.0
 
+    upos = None
+    if tags is not None and all(t is not None for t in tags):
+        right = sum(t[i] == sent.upos[i] for sent, t in zip(gold, tags) for i in range(1, len(sent) + 1))  # type: ignore[index]
+        upos = pct(right, counts[0])
     return Scores(
         pct(counts[1], counts[0]),
         pct(counts[2], counts[0]),
@@ -72,6 +84,7 @@ def score(gold: Sequence[Sentence], heads: Sequence[Sequence[int]], deprels: Seq
         pct(counts[5], counts[3]),
         counts[0],
         counts[3],
+        upos,
     )
 
 

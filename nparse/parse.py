@@ -24,7 +24,6 @@ import sys
 import tempfile
 import time
 from contextlib import ExitStack
-from dataclasses import replace
 from itertools import islice
 from typing import IO, Iterable, Iterator
 
@@ -70,7 +69,7 @@ def main(argv: list[str] | None = None) -> int:
         },
         usage=__doc__,
     )
-    from .api import MissingPOSError, Parser, nbest_sentences
+    from .api import MissingPOSError, Parser, nbest_sentences, parsed_sentence
 
     n_sents = n_words = 0
     seconds = 0.0
@@ -101,7 +100,7 @@ def main(argv: list[str] | None = None) -> int:
                 if nbest:
                     done = [t for s, parses in zip(part, results) for t in nbest_sentences(s, parses)]
                 else:
-                    done = [replace(s, heads=p[0].heads, deprels=p[0].labels) for s, p in zip(part, results)]
+                    done = [parsed_sentence(s, p[0]) for s, p in zip(part, results)]
                 write_parsed(done, out)
                 n_sents += len(part)
                 n_words += sum(len(s) for s in part)

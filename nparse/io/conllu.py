@@ -49,6 +49,7 @@ class Sentence:
     line: int = 1  # line number of the sentence's first line
     sent_id: str | None = None
     score: float | None = None  # derivation score of an n-best parse
+    tagged: bool = False  # upos holds predicted tags (a model with a tagger): written to the UPOS column
 
     def __len__(self) -> int:
         return len(self.forms) - 1
@@ -309,12 +310,15 @@ def with_comments(sent: Sentence, comments: list[str]) -> Sentence:
 
 
 def format_sentence(sent: Sentence, heads: list[int] | None = None, deprels: list[str] | None = None) -> str:
-    """The sentence as CoNLL-U text with HEAD/DEPREL of words replaced (everything else untouched)."""
+    """The sentence as CoNLL-U text with HEAD/DEPREL of words replaced (and UPOS, when the
+    sentence carries predicted tags); everything else untouched."""
     lines = list(sent.lines)
-    if heads is not None or deprels is not None:
+    if heads is not None or deprels is not None or sent.tagged:
         for i in range(1, len(sent) + 1):
             k = sent.word_lines[i]
             cols = lines[k].split("\t")
+            if sent.tagged:
+                cols[3] = sent.upos[i]
             if heads is not None:
                 cols[6] = str(heads[i])
             if deprels is not None:

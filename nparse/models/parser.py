@@ -25,7 +25,7 @@ from ..training.global_loop import GlobalRecord, GlobalSearch, GlobalSettings
 from ..training.losses import global_loss, hinge_loss
 from .completion import FactorScorer
 from .encoder import Encoder
-from .scorer import LabelScorer, TransitionScorer
+from .scorer import LabelScorer, Tagger, TransitionScorer
 
 ROOT_LABEL = "root"  # the DEPREL of the root's dependent in UD
 
@@ -43,6 +43,7 @@ class Parse:
     heads: list[int]
     labels: list[str]
     score: float
+    tags: list[str] | None = None  # predicted UPOS (index 0 is the root) of a model with a tagger
 
 
 def check_beam(beam_size: int, nbest: int) -> None:
@@ -71,6 +72,14 @@ class ParserModel(nn.Module):
         dim = self.encoder.out_dim
         self.scorer = TransitionScorer(dim, system.n_slots, options["hidden"], len(system.actions))
         self.labeler = LabelScorer(dim, options["label_hidden"], len(vocabs.labels))
+        if options.get("tagger") and options.get("upos_dim"):
+            raise ValueError(
+                f"model.tagger=true with model.upos_dim={options['upos_dim']}: a parser with a tagger must not "
+                "read gold tags; set model.upos_dim=0 (the _tagger presets do)"
+            )
+        self.tagger = (
+            Tagger(dim, int(options.get("tagger_hidden") or 100), len(vocabs.upos)) if options.get("tagger") else None
+        )
         completion = dict(options.get("completion") or {})
         self.factor_mask = factor_mask(list(completion.get("factors") or []))
         self.precision = "fp32"  # set by the trainer (trainer.precision); not saved with the model
@@ -184,15 +193,40 @@ class ParserModel(nn.Module):
             scores[to_root.to(scores.device)] = float("-inf")
             scores[to_root.to(scores.device), root] = 0.0
         best = scores.argmax(1).tolist()
+        tags = self._tags(vectors, [len(ts[0][0]) - 1 if ts else 0 for ts in trees])
         out, k = [], 0
-        for ts in trees:
+        for b, ts in enumerate(trees):
             parses = []
             for heads, score in ts:
                 n = len(heads) - 1
-                parses.append(Parse(heads, ["_"] + [names[x] for x in best[k : k + n]], score))
+                parses.append(Parse(heads, ["_"] + [names[x] for x in best[k : k + n]], score, tags[b]))
                 k += n
             out.append(parses)
         return out
+
+    def _tags(self, vectors: torch.Tensor, lengths: list[int]) -> list[list[str] | None]:
+        """Predicted UPOS of every sentence (index 0: the root), or None without a tagger; never a
+        special symbol or "_"."""
+        if self.tagger is None:
+            return [None] * len(lengths)
+        scores = self.tagger(vectors)  # [B, T, tags]
+        itos = self.vocabs.upos.itos
+        banned = [i for i, t in enumerate(itos) if i < 3 or t == "_"]
+        scores[..., banned] = float("-inf")
+        best = scores.argmax(-1).tolist()
+        return [["<root>"] + [itos[x] for x in best[b][1 : n + 1]] for b, n in enumerate(lengths)]
+
+    def _tag_loss(self, vectors: torch.Tensor, batch: Batch) -> torch.Tensor:
+        """Cross-entropy of the gold UPOS of every word that has one (0 without a tagger)."""
+        if self.tagger is None:
+            return vectors.sum() * 0.0
+        gold = batch.upos.to(self.device)
+        unknown = self.vocabs.upos.index("_") if "_" in self.vocabs.upos else -1
+        mask = (gold >= 3) & (gold != unknown)
+        mask[:, 0] = False
+        if not bool(mask.any()):
+            return vectors.sum() * 0.0
+        return F.cross_entropy(self.tagger(vectors[mask]), gold[mask], reduction="sum")
 
     def train_step(
         self, batch: Batch, oracle: Oracle, explore_p: float, rng: random.Random
@@ -202,7 +236,8 @@ class ParserModel(nn.Module):
         golds = [e.gold for e in batch.examples]
         steps = train_loop(self.system, oracle, self.scorer, table.detach(), configs, golds, offsets, explore_p, rng)
         with timed("loss"):
-            return hinge_loss(self.scorer, table, steps) + self._label_loss(vectors, batch), steps
+            loss = hinge_loss(self.scorer, table, steps) + self._label_loss(vectors, batch)
+            return loss + self._tag_loss(vectors, batch), steps
 
     def global_train_step(
         self, batch: Batch, oracle: Oracle, settings: GlobalSettings
@@ -221,7 +256,7 @@ class ParserModel(nn.Module):
             loss = global_loss(self.scorer, table, rec, settings.loss, completion)
             if self.completion is not None and self.arc_loss:
                 loss = loss + self.completion.head_loss(vectors, lengths, [e.sent.heads for e in batch.examples])
-            return loss + self._label_loss(vectors, batch), rec
+            return loss + self._label_loss(vectors, batch) + self._tag_loss(vectors, batch), rec
 
     def _label_loss(self, vectors: torch.Tensor, batch: Batch) -> torch.Tensor:
         """Cross-entropy of the gold labels on the gold arcs (labels are predicted after parsing)."""

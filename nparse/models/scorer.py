@@ -53,3 +53,18 @@ class LabelScorer(nn.Module):
         """Label scores [N, L] for arcs heads[i] -> deps[i] (flattened token positions)."""
         flat = vectors.reshape(-1, vectors.shape[-1])
         return self.out(torch.tanh(self.head(flat[heads]) + self.dep(flat[deps])))
+
+
+class Tagger(nn.Module):
+    """UPOS tags from the BiLSTM vectors (one tanh layer): trained jointly with the parser
+    (stack-propagation, Zhang & Weiss 2016), so that a model can parse untagged text without
+    reading any tags itself."""
+
+    def __init__(self, in_dim: int, hidden: int, n_tags: int):
+        super().__init__()
+        self.hidden = nn.Linear(in_dim, hidden)
+        self.out = nn.Linear(hidden, n_tags)
+
+    def forward(self, vectors: torch.Tensor) -> torch.Tensor:
+        """Tag scores [..., n_tags] for every vector."""
+        return self.out(torch.tanh(self.hidden(vectors)))

@@ -612,17 +612,17 @@ class Trainer:
         bar.set_postfix(loss=f"{loss:.3f}", sent_s=f"{window['sents'] / elapsed:.0f}")
 
     def evaluate(self, sents: list[Sentence], out_path: Path | None) -> Scores:
-        from ..api import Parser
+        from ..api import Parser, parsed_sentence
 
         dc = self.cfg.decoder
         parser = Parser(self.model, {"decoder": OmegaConf.to_container(dc, resolve=True)})
         decoder = "mst" if dc.get("name") == "mst" else "beam"
-        results = parser.parse_sentences(sents, dc.batch_size, beam_size=dc.beam_size, decoder=decoder)
-        heads = [h for h, _ in results]
-        labels = [lab for _, lab in results]
+        best = [p[0] for p in parser.parse_nbest(sents, dc.beam_size, 1, dc.batch_size, decoder=decoder)]
         if out_path is not None:
-            write_conllu(sents, out_path, heads, labels)
-        return score(sents, heads, labels)
+            parsed = [parsed_sentence(s, p) for s, p in zip(sents, best)]
+            write_conllu(parsed, out_path, [p.heads for p in best], [p.labels for p in best])
+        tags = [p.tags for p in best] if self.model.tagger is not None else None
+        return score(sents, [p.heads for p in best], [p.labels for p in best], tags)
 
     def checkpoint_state(self, with_optimizer: bool) -> dict:
         state = {
@@ -725,7 +725,8 @@ class Trainer:
                 stats["loss_per_token"],
                 stats["tokens_per_s"],
                 stats["seconds"],
-                f", dev UAS {record['dev_uas']:.2f} LAS {record['dev_las']:.2f}" if "dev_las" in record else "",
+                (f", dev UPOS {record['dev_upos']:.2f}" if "dev_upos" in record else "")
+                + (f", dev UAS {record['dev_uas']:.2f} LAS {record['dev_las']:.2f}" if "dev_las" in record else ""),
                 " (best)" if improved and "dev_las" in record else "",
             )
         extra = {}
