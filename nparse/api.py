@@ -13,6 +13,7 @@ from tqdm import tqdm
 from . import checkpoint
 from .io.conllu import Sentence, read_conllu, read_text, read_utf8, sniff_format, with_comments, write_conllu
 from .io.data import Vocabs, bucket_batches, collate, encode
+from .io.rawtext import iter_raw
 from .models.parser import Parse, ParserModel, check_beam
 from .systems import make_system
 
@@ -58,6 +59,7 @@ class Parser:
         self.decoder = "mst" if decoder.get("name") == "mst" else "beam"
         self.batch_size = int(decoder.get("batch_size") or 1024)
         self.batch_tokens = int(decoder.get("batch_tokens") or 0)
+        self.lang = language(self.config)
 
     @classmethod
     def load(cls, path: str | Path, device: str = "auto") -> "Parser":
@@ -136,15 +138,27 @@ class Parser:
         beam_size: int | None = None,
         nbest: int | None = None,
         decoder: str | None = None,
+        lang: str | None = None,
     ) -> list[Sentence] | list[list[Sentence]]:
-        """Parse a CoNLL-U/plain-text file path, Sentence objects, or lists of tokens.
+        """Parse a CoNLL-U/plain-text file path, Sentence objects, lists of tokens, or (``fmt="raw"``)
+        a string of raw text, split and tokenized for ``lang`` (default: the training data's).
 
         Returns the sentences with HEAD and DEPREL filled in. With ``nbest=k``, returns for every
         sentence a list of its k best distinct trees (fewer if the beam holds fewer), best first,
         each carrying ``score`` (its derivation score) and the comments ``# nbest = i`` and
         ``# score = ...``. ``decoder="mst"`` parses with the completion model's first-order factor.
         """
-        if isinstance(source, (str, Path)):
+        if fmt == "raw":  # raw text: a string is the text itself, a Path is a file to read
+            if isinstance(source, Path):
+                source = read_utf8(source)
+            if not isinstance(source, str):
+                raise TypeError("fmt='raw' takes the text as a string (or a pathlib.Path to a text file)")
+            sentences = list(iter_raw(io.StringIO(source).readlines(), lang or self.lang))
+        elif isinstance(source, (str, Path)):
+            if isinstance(source, str) and not Path(source).exists() and any(ch.isspace() for ch in source):
+                raise FileNotFoundError(
+                    f"no such file: {source[:60]!r}; to parse a string of raw text, call parse(text, fmt='raw')"
+                )
             text = read_utf8(source)
             kind = sniff_format(text) if fmt == "auto" else fmt
             sentences = read_conllu(source, allow_missing_heads=True) if kind == "conllu" else read_text(source)
@@ -164,6 +178,13 @@ class Parser:
     @staticmethod
     def write(sentences: Sequence[Sentence], target) -> None:
         write_conllu(sentences, target, [s.heads for s in sentences], [s.deprels for s in sentences])
+
+
+def language(config: dict) -> str:
+    """The model's language for raw text: ``data.lang`` of its config, else the treebank name's
+    prefix (``en_ewt`` -> ``en``), else English."""
+    data = config.get("data") or {}
+    return str(data.get("lang") or str(data.get("name") or "en").split("_")[0])
 
 
 def check_token_lists(items: list) -> None:

@@ -1,11 +1,13 @@
 """Parse text with a trained model.
 
-    python -m nparse.parse model=CKPT [input=IN] [output=OUT] [format=auto|conllu|text]
+    python -m nparse.parse model=CKPT [input=IN] [output=OUT] [format=auto|conllu|text|raw] [lang=xx]
                            [beam_size=K] [nbest=k] [decoder=greedy|beam|mst] [device=auto|cpu|cuda]
                            [batch_size=N] [chunk=N]
 
 Input is CoNLL-U (HEAD/DEPREL are filled in, everything else is written back untouched) or
-pre-tokenized plain text, one sentence per line; standard input/output when omitted.
+pre-tokenized plain text, one sentence per line, or (format=raw) raw text, split into sentences and
+tokens by spaCy's rule-based tokenizer for the model's language (lang= overrides; needs
+pip install -e ".[raw]"); standard input/output when omitted.
 beam_size defaults to the decoder the model was trained with (1 is greedy). With nbest=k every
 sentence is written once per tree for its k best distinct trees (fewer if the beam holds fewer),
 best first, each with the comments "# nbest = i" and "# score = S" (S: the derivation score, the
@@ -31,6 +33,7 @@ from tqdm import tqdm
 
 from .cli import parse_args
 from .io.conllu import CoNLLUError, Sentence, atomic_text, iter_conllu, iter_text, sniff_lines, utf8_lines
+from .io.rawtext import iter_raw
 
 CHUNK = 4096  # default sentences read, parsed and written at a time (chunk=N): bounds memory
 
@@ -66,6 +69,7 @@ def main(argv: list[str] | None = None) -> int:
             "nbest": None,
             "decoder": None,
             "chunk": str(CHUNK),
+            "lang": None,
         },
         usage=__doc__,
     )
@@ -77,8 +81,8 @@ def main(argv: list[str] | None = None) -> int:
         beam_size, nbest, batch_size, chunk = (
             _positive(args, key) for key in ("beam_size", "nbest", "batch_size", "chunk")
         )
-        if args["format"] not in ("auto", "conllu", "text"):
-            raise ValueError(f"format must be auto, conllu or text, not {args['format']!r}")
+        if args["format"] not in ("auto", "conllu", "text", "raw"):
+            raise ValueError(f"format must be auto, conllu, text or raw, not {args['format']!r}")
         with ExitStack() as stack:
             handle, name = open_input(args["input"], stack)
             fmt = args["format"]
@@ -86,8 +90,11 @@ def main(argv: list[str] | None = None) -> int:
                 fmt = sniff_lines(utf8_lines(handle, name))
                 handle.seek(0)
             lines = utf8_lines(handle, name)
-            sentences = iter_conllu(lines, True, name) if fmt == "conllu" else iter_text(lines, name)
             parser = Parser.load(args["model"], args["device"] or "auto")
+            if fmt == "raw":
+                sentences = iter_raw(lines, args["lang"] or parser.lang, name)
+            else:
+                sentences = iter_conllu(lines, True, name) if fmt == "conllu" else iter_text(lines, name)
             decoder = args["decoder"] or parser.decoder
             if decoder == "greedy":
                 beam_size = 1

@@ -48,6 +48,7 @@ def test_a_tagger_model_must_not_read_gold_tags():
 
 
 def test_a_model_with_a_tagger_parses_and_tags_untagged_input(tmp_path):
+    pytest.importorskip("spacy")  # for the raw-text case
     run = tmp_path / "run"
     metrics = run_train(run, "+exp=archybrid_dynamic_tagger", "data.max_train_sentences=150", "trainer.epochs=1",
                         f"data.dev={EWT_DEV}", "data.test=null", "trainer.threads=1")  # fmt: skip
@@ -61,8 +62,10 @@ def test_a_model_with_a_tagger_parses_and_tags_untagged_input(tmp_path):
         lines.append("\t".join(cols))
     untagged.write_text("\n".join(lines).rsplit("\n\n", 1)[0] + "\n\n", encoding="utf-8")
     tags = set(read_conllu(EWT_DEV)[0].upos[1:]) | {t for s in read_conllu(EWT_DEV) for t in s.upos[1:]}
-    for source, fmt in ((untagged, "conllu"), (None, "text")):
-        cmd = [sys.executable, "-m", "nparse.parse", f"model={run / 'best.pt'}", "device=cpu"]
+    story = tmp_path / "story.txt"
+    story.write_text("The cat didn't sleep. It ran away!\n", encoding="utf-8")
+    for source, fmt in ((untagged, "conllu"), (None, "text"), (story, "raw")):
+        cmd = [sys.executable, "-m", "nparse.parse", f"model={run / 'best.pt'}", "device=cpu", f"format={fmt}"]
         cmd += [f"input={source}"] if source else []
         proc = subprocess.run(cmd, cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=120,
                               input=None if source else "The cat sleeps .\nI like tea .\n")  # fmt: skip

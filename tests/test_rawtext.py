@@ -1,0 +1,75 @@
+"""Issue 11, part 1: raw text to CoNLL-U (spaCy's rule-based tokenizer), rebuilt exactly."""
+
+from __future__ import annotations
+
+import io
+import subprocess
+import sys
+
+import pytest
+
+from nparse.io import rawtext
+from nparse.paths import PROJECT_ROOT
+
+from .conftest import EWT_DEV
+
+pytest.importorskip("spacy")
+
+
+def real_text() -> str:
+    """EWT dev's sentences as running text: documents as paragraphs, with odd spacing added."""
+    paragraphs, cur = [], []
+    for line in EWT_DEV.read_text(encoding="utf-8").splitlines()[:3000]:
+        if line.startswith("# newdoc") and cur:
+            paragraphs.append(" ".join(cur))
+            cur = []
+        elif line.startswith("# text = "):
+            cur.append(line[len("# text = ") :])
+    paragraphs.append(" ".join(cur))
+    return "  " + "\n\n".join(paragraphs).replace(". ", ".  ", 3) + "\n\t \n"
+
+
+def test_raw_text_round_trip_rebuilds_the_input_exactly():
+    text = real_text()
+    sents = list(rawtext.iter_raw(io.StringIO(text).readlines(), "en", "story.txt"))
+    assert len(sents) > 50
+    assert rawtext.rebuild_text(sents) == text
+    for s in sents:
+        assert s.sent_id and any(line.startswith("# text = ") for line in s.lines)
+        assert all(" " not in f and f for f in s.forms[1:])
+    # SpaceAfter=No where the text had none: "# text" is the tokens joined by it.
+    first = sents[0]
+    shown = next(line for line in first.lines if line.startswith("# text = "))[len("# text = ") :]
+    rebuilt = "".join(
+        f + ("" if "SpaceAfter=No" in first.lines[first.word_lines[i]] or i == len(first) else " ")
+        for i, f in enumerate(first.forms[1:], 1)
+    )
+    assert shown == rebuilt
+
+
+def test_greek_and_hungarian_tokenize_too():
+    for lang, text in (("el", "Η Επιτροπή ξεκίνησε. Μία στρατηγική!"), ("hu", "Szakemberek szerint jó. Nem az.")):
+        sents = list(rawtext.iter_raw([text], lang))
+        assert len(sents) == 2 and rawtext.rebuild_text(sents) == text
+
+
+def test_without_spacy_raw_text_asks_for_the_extra(monkeypatch):
+    monkeypatch.setitem(sys.modules, "spacy", None)
+    rawtext.pipeline.cache_clear()
+    try:
+        with pytest.raises(rawtext.RawTextError, match=r'pip install -e "\.\[raw\]"'):
+            list(rawtext.iter_raw(["Hello there."], "en"))
+    finally:
+        rawtext.pipeline.cache_clear()
+    monkeypatch.undo()
+    with pytest.raises(rawtext.RawTextError, match="lang=xx-nope"):
+        rawtext.pipeline("xx-nope")
+
+
+def test_parse_cli_reads_raw_text(tiny_run, tmp_path):
+    """A gold-UPOS model cannot parse raw text: the message says so at the paragraph's line."""
+    story = tmp_path / "story.txt"
+    story.write_text("The cat sleeps. It dreams.\n", encoding="utf-8")
+    cmd = [sys.executable, "-m", "nparse.parse", f"model={tiny_run / 'best.pt'}", f"input={story}", "format=raw"]
+    proc = subprocess.run(cmd, cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 1 and f"{story}:1:" in proc.stderr and "UPOS" in proc.stderr
