@@ -5,6 +5,12 @@ not. LAS compares DEPREL on its universal part (before ':'). The punctuation-exc
 leaves out words whose gold UPOS is PUNCT.
 
     python -m nparse.evaluate gold=GOLD.conllu pred=PRED.conllu [by=quarter|length] [json=true]
+                              [aligned=auto|true|false]
+
+When the prediction has its own tokenization (a raw-text parse), words are aligned by character
+offsets as the CoNLL 2018 scorer does, and tokens, sentences, words, UPOS, UAS and LAS are
+reported as precision, recall and F1 (``aligned=auto``, the default, decides by comparing the
+words; see nparse/aligned.py).
 
 ``by=quarter`` adds UAS/LAS by position quarter of the dependent (word i of n is in quarter
 ceil(4i/n): Table 2 of Aufrant et al. 2017); ``by=length`` by sentence length (1-10, 11-20,
@@ -148,8 +154,52 @@ def score_files(gold_path: str, pred_path: str) -> Scores:
     return score(gold, [p.heads for p in pred], [p.deprels for p in pred])
 
 
+def same_tokenization(gold: Sequence[Sentence], pred: Sequence[Sentence]) -> bool:
+    return len(gold) == len(pred) and all(g.forms[1:] == p.forms[1:] for g, p in zip(gold, pred))
+
+
+def aligned_main(gold_path: str, pred_path: str, as_json: bool) -> int:
+    """Scores of a prediction with its own tokenization (see nparse/aligned.py)."""
+    from .aligned import LABELS, METRICS, aligned_scores
+
+    try:
+        scores = aligned_scores(read_conllu(gold_path), read_conllu(pred_path, allow_missing_heads=True))
+    except (CoNLLUError, OSError, ValueError) as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 1
+    if as_json:
+        print(json.dumps({k: {"precision": v.precision, "recall": v.recall, "f1": v.f1} for k, v in scores.items()}))
+        return 0
+    print("tokenizations differ: words aligned by character offsets (CoNLL 2018 scorer)")
+    print("| metric | precision | recall | F1 |\n|---|---|---|---|")
+    for name in METRICS:
+        v = scores[name]
+        print(f"| {LABELS[name]} "
+              f"| {v.precision:.2f} | {v.recall:.2f} | {v.f1:.2f} |")  # fmt: skip
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
-    args = parse_args(argv, required=("gold", "pred"), optional={"json": "false", "by": None}, usage=__doc__)
+    args = parse_args(
+        argv, required=("gold", "pred"), optional={"json": "false", "by": None, "aligned": "auto"}, usage=__doc__
+    )
+    as_json = str(args["json"]).lower() in ("1", "true", "yes")
+    if args["aligned"] not in ("auto", "true", "false"):
+        print(f"error: aligned={args['aligned']}: choose auto, true or false", file=sys.stderr)
+        return 2
+    if args["aligned"] != "false":
+        try:
+            differ = args["aligned"] == "true" or not same_tokenization(
+                read_conllu(args["gold"]), read_conllu(args["pred"], allow_missing_heads=True)
+            )
+        except (CoNLLUError, OSError, ValueError) as err:
+            print(f"error: {err}", file=sys.stderr)
+            return 1
+        if differ:
+            if args["by"]:
+                print("error: by= needs the gold tokenization", file=sys.stderr)
+                return 2
+            return aligned_main(args["gold"], args["pred"], as_json)
     try:
         gold, pred = read_pair(args["gold"], args["pred"])
         heads, labels = [p.heads for p in pred], [p.deprels for p in pred]
@@ -158,7 +208,7 @@ def main(argv: list[str] | None = None) -> int:
     except (CoNLLUError, OSError, ValueError) as err:
         print(f"error: {err}", file=sys.stderr)
         return 1
-    if args["json"].lower() in ("1", "true", "yes"):
+    if as_json:
         out = result.as_dict()
         if groups:
             out[f"by_{args['by']}"] = [{"group": g, "words": w, "uas": u, "las": la} for g, w, u, la in groups]

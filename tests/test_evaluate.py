@@ -97,3 +97,57 @@ def test_breakdown_by_quarter_and_length(tmp_path, capsys):
     assert main([f"gold={full}", f"pred={noisy}", "by=length"]) == 0
     out = capsys.readouterr().out
     assert "| length | words | UAS | LAS |" in out and "| 1-10 |" in out
+
+
+def raw_retokenized(gold_path, out_path, lang: str, sentences: int, seed: int) -> None:
+    """The gold text re-tokenized by our raw-text reader (5 sentences per paragraph, so sentence
+    splits and tokens differ from gold), with random trees, labels and tags."""
+    import io
+    from dataclasses import replace
+
+    from nparse.io.rawtext import iter_raw
+
+    gold = read_conllu(gold_path)[:sentences]
+    texts = [next(line[9:] for line in s.lines if line.startswith("# text = ")) for s in gold]
+    raw = "\n\n".join(" ".join(texts[i : i + 5]) for i in range(0, len(texts), 5)) + "\n"
+    rng = random.Random(seed)
+    tags = sorted({t for s in gold for t in s.upos[1:]})
+    labels = sorted({d for s in gold for d in s.deprels[1:]} - {"root"})
+    out = []
+    for s in iter_raw(io.StringIO(raw).readlines(), lang, "pred"):
+        n = len(s)
+        heads = [-1, 0] + [rng.randrange(1, i) for i in range(2, n + 1)]
+        order = list(range(1, n + 1))
+        rng.shuffle(order)  # the root and the heads among shuffled positions
+        perm = [0] + order
+        tree = [-1] * (n + 1)
+        for i in range(1, n + 1):
+            tree[perm[i]] = perm[heads[i]] if heads[i] > 0 else 0
+        deps = ["_"] + ["root" if tree[i] == 0 else rng.choice(labels) for i in range(1, n + 1)]
+        upos = ["<root>"] + [rng.choice(tags) for _ in range(n)]
+        out.append(replace(s, heads=tree, deprels=deps, upos=upos, tagged=True))
+    write_conllu(out, out_path, [s.heads for s in out], [s.deprels for s in out])
+
+
+def test_aligned_scores_equal_the_official_scorer_on_differing_tokenizations(tmp_path):
+    pytest.importorskip("spacy")
+    from nparse.aligned import aligned_scores
+
+    cases = [(f, f.name[:2]) for f in treebank_files("test")]
+    assert cases
+    for k, (gold_path, lang) in enumerate(cases):
+        gold = tmp_path / f"gold{k}.conllu"
+        gold.write_text("".join(chunk + "\n\n" for chunk in gold_path.read_text(encoding="utf-8").split("\n\n")[:400]
+                                if chunk.strip()), encoding="utf-8")  # fmt: skip
+        pred = tmp_path / f"pred{k}.conllu"
+        raw_retokenized(gold, pred, lang, 400, seed=k)
+        ours = aligned_scores(read_conllu(gold), read_conllu(pred))
+        official = udeval.evaluate(udeval.load_conllu_file(str(gold)), udeval.load_conllu_file(str(pred)))
+        for name, key in (("tokens", "Tokens"), ("sentences", "Sentences"), ("words", "Words"),
+                          ("upos", "UPOS"), ("uas", "UAS"), ("las", "LAS")):  # fmt: skip
+            assert round(ours[name].f1, 2) == round(100 * official[key].f1, 2), (gold_path.name, name)
+            assert round(ours[name].precision, 2) == round(100 * official[key].precision, 2), (gold_path.name, name)
+        assert ours["tokens"].f1 < 100.0 or ours["sentences"].f1 < 100.0  # the tokenizations do differ
+        assert ours["uas"].f1 > 0.0
+    # The CLI switches to aligned scores by itself.
+    assert main([f"gold={gold}", f"pred={pred}", "json=true"]) == 0
