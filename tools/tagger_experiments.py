@@ -1,0 +1,130 @@
+"""Gold UPOS, predicted UPOS and raw text on a test set: what parsing real text costs.
+
+    python tools/tagger_experiments.py [--exp 2planar_dynamic] [--data en_ewt] [--epochs E]
+                                       [--threads 1] [--out runs/issue11]
+
+Trains ``EXP`` (reads gold UPOS) and ``EXP_tagger`` (a jointly trained tagger, no UPOS input)
+for the same epochs and seed (skipped when ``OUT/NAME/metrics.json`` shows a finished run), then
+parses the test set three ways and scores each against gold with ``nparse.evaluate``'s counts:
+
+1. gold tokens + gold UPOS: the first model on the test file as it is;
+2. gold tokens + predicted UPOS: the tagger model on the test file with UPOS and XPOS blanked;
+3. raw text: the test set's ``# text`` lines (a new paragraph at ``# newpar``/``# newdoc``),
+   split and tokenized by ``format=raw`` (spaCy), tagged and parsed by the tagger model, scored
+   with words aligned by character offsets.
+
+Prints one Markdown table: tokens, sentences, words, UPOS, UAS and LAS F1 and parsing speed
+(model loaded, I/O and tokenization excluded for rows 1-2; row 3 includes tokenization).
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+import torch  # noqa: E402
+
+import nparse  # noqa: E402
+from nparse.aligned import aligned_scores  # noqa: E402
+from nparse.api import parsed_sentence  # noqa: E402
+from nparse.io.conllu import Sentence, read_conllu, write_conllu  # noqa: E402
+from nparse.io.rawtext import iter_raw  # noqa: E402
+from nparse.paths import PROJECT_ROOT  # noqa: E402
+
+
+def train(exp: str, data: str, epochs: int, threads: int, out: Path) -> Path:
+    run = out / f"{data}_{exp}"
+    metrics = run / "metrics.json"
+    if metrics.is_file() and "test" in json.loads(metrics.read_text()):
+        print(f"{run}: finished run found, not retrained", file=sys.stderr)
+        return run
+    cmd = [sys.executable, "-m", "nparse.train", f"+exp={exp}", f"data={data}", f"trainer.epochs={epochs}",
+           f"trainer.threads={threads}", f"hydra.run.dir={run}"]  # fmt: skip
+    print(" ".join(cmd), file=sys.stderr)
+    subprocess.run(cmd, cwd=PROJECT_ROOT, check=True)
+    return run
+
+
+def untagged(sent: Sentence) -> Sentence:
+    """The sentence with UPOS and XPOS blanked in its lines and fields."""
+    lines = list(sent.lines)
+    for i in range(1, len(sent) + 1):
+        cols = lines[sent.word_lines[i]].split("\t")
+        cols[3] = cols[4] = "_"
+        lines[sent.word_lines[i]] = "\t".join(cols)
+    n = len(sent) + 1
+    return Sentence(lines, sent.forms, ["<root>"] + ["_"] * (n - 1), ["<root>"] + ["_"] * (n - 1), sent.heads,
+                    sent.deprels, sent.word_lines, sent.path, sent.line, sent.sent_id)  # fmt: skip
+
+
+def raw_text(sents: list[Sentence]) -> str:
+    paragraphs: list[list[str]] = []
+    for s in sents:
+        if not paragraphs or any(line.startswith(("# newpar", "# newdoc")) for line in s.lines):
+            paragraphs.append([])
+        paragraphs[-1].append(next(line[len("# text = ") :] for line in s.lines if line.startswith("# text = ")))
+    return "\n\n".join(" ".join(p) for p in paragraphs) + "\n"
+
+
+def row(name: str, gold: list[Sentence], parsed: list[Sentence], seconds: float, words: int, folder: Path) -> dict:
+    path = folder / f"{name.replace(' ', '_')}.conllu"
+    write_conllu(parsed, path, [s.heads for s in parsed], [s.deprels for s in parsed])
+    scores = aligned_scores(gold, read_conllu(path))
+    return {"name": name, **{k: round(v.f1, 2) for k, v in scores.items()}, "tokens_per_s": round(words / seconds)}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--exp", default="2planar_dynamic")
+    ap.add_argument("--data", default="en_ewt")
+    ap.add_argument("--epochs", type=int, default=30)
+    ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--out", type=Path, default=PROJECT_ROOT / "runs" / "issue11")
+    args = ap.parse_args()
+    torch.set_num_threads(args.threads)
+    gold_run = train(args.exp, args.data, args.epochs, args.threads, args.out)
+    tag_run = train(f"{args.exp}_tagger", args.data, args.epochs, args.threads, args.out)
+    config = json.loads((gold_run / "metrics.json").read_text())
+    test_path = PROJECT_ROOT / "data" / "ud" / "en_ewt" / "en_ewt-ud-test.conllu"
+    if args.data != "en_ewt":
+        test_path = PROJECT_ROOT.parent / "shared" / "data" / "ud" / args.data / f"{args.data}-ud-test.conllu"
+    gold = read_conllu(test_path)
+    words = sum(len(s) for s in gold)
+    rows = []
+    for name, run, sents in (("gold tokens + gold UPOS", gold_run, gold),
+                             ("gold tokens + predicted UPOS", tag_run, [untagged(s) for s in gold])):  # fmt: skip
+        parser = nparse.load(run / "best.pt", device="cpu")
+        parser.parse_nbest(sents[:50])  # warm-up
+        start = time.perf_counter()
+        best = parser.parse_nbest(sents)
+        seconds = time.perf_counter() - start
+        rows.append(row(name, gold, [parsed_sentence(s, b[0]) for s, b in zip(sents, best)], seconds, words,
+                        args.out))  # fmt: skip
+    parser = nparse.load(tag_run / "best.pt", device="cpu")
+    text = raw_text(gold)
+    start = time.perf_counter()
+    sents = list(iter_raw(io.StringIO(text).readlines(), parser.lang, "raw"))
+    best = parser.parse_nbest(sents)
+    seconds = time.perf_counter() - start
+    rows.append(row("raw text (spaCy tokenizer + tagger)", gold, [parsed_sentence(s, b[0]) for s, b in zip(sents, best)],
+                    seconds, sum(len(s) for s in sents), args.out))  # fmt: skip
+    tag_metrics = json.loads((tag_run / "metrics.json").read_text())
+    print(f"{args.data} test, {args.exp} and {args.exp}_tagger, {args.epochs} epochs, seed 1 "
+          f"(tagger test UPOS accuracy: {tag_metrics['test'].get('upos', float('nan')):.2f}; "
+          f"{config.get('exp')} dev LAS {config['best']['dev_las']:.2f}, tagger dev LAS {tag_metrics['best']['dev_las']:.2f})")  # fmt: skip
+    print("| input | Tokens | Sentences | Words | UPOS | UAS | LAS | tokens/s |")
+    print("|---|---|---|---|---|---|---|---|")
+    for r in rows:
+        print(f"| {r['name']} | {r['tokens']:.2f} | {r['sentences']:.2f} | {r['words']:.2f} | {r['upos']:.2f} "
+              f"| {r['uas']:.2f} | {r['las']:.2f} | {r['tokens_per_s']:,} |")  # fmt: skip
+
+
+if __name__ == "__main__":
+    main()
