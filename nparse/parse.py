@@ -32,7 +32,16 @@ from typing import IO, Iterable, Iterator
 from tqdm import tqdm
 
 from .cli import parse_args
-from .io.conllu import CoNLLUError, Sentence, atomic_text, iter_conllu, iter_text, sniff_lines, utf8_lines
+from .io.conllu import (
+    CoNLLUError,
+    Sentence,
+    atomic_text,
+    iter_conllu,
+    iter_text,
+    sniff_lines,
+    utf8_lines,
+    write_conllu,
+)
 from .io.rawtext import iter_raw
 
 CHUNK = 4096  # default sentences read, parsed and written at a time (chunk=N): bounds memory
@@ -127,8 +136,6 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def write_parsed(sentences: list[Sentence], out: IO[str]) -> None:
-    from .io.conllu import write_conllu
-
     write_conllu(sentences, out, [s.heads for s in sentences], [s.deprels for s in sentences])
 
 

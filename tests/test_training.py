@@ -205,6 +205,23 @@ def test_sigterm_mid_epoch_then_resume_auto_matches_an_uninterrupted_run(tmp_pat
         state = checkpoint.load(run / "last.pt")
         assert state["epoch"] == 1 and state["partial"]["epoch"] == 2 and state["partial"]["done"] == 5
         resumed = Trainer(cfg, run).run()
+        # Ctrl-C (SIGINT) takes the same path: no KeyboardInterrupt traceback, last.pt, how to resume.
+        ctrl_c = Trainer(cfg, tmp_path / "ctrl_c")
+        first, seen = ctrl_c._train_batch, []
+
+        def batch_then_ctrl_c(*args, **kwargs):
+            seen.append(1)
+            if len(seen) == 3:
+                os.kill(os.getpid(), signal.SIGINT)
+            return first(*args, **kwargs)
+
+        ctrl_c._train_batch = batch_then_ctrl_c  # type: ignore[method-assign]
+        with pytest.raises(
+            Preempted, match="SIGINT: stopped after batch 3 of 15 of epoch 1.*trainer.resume=auto"
+        ) as stop:
+            ctrl_c.run()
+        assert stop.value.signum == signal.SIGINT
+        assert checkpoint.load(tmp_path / "ctrl_c" / "last.pt")["partial"]["done"] == 3
     finally:
         torch.set_num_threads(threads)
     assert json.loads((run / "metrics.json").read_text())["epochs"] == resumed["epochs"]  # in the same folder

@@ -390,12 +390,18 @@ def outcome(run: Callable[[], str | None], timeout: float) -> tuple[str, str]:
         signal.signal(signal.SIGALRM, old)
 
 
+def read_sniffed(path: Path) -> list[Sentence]:
+    """The file read as ``format=auto`` reads it."""
+    if sniff_format(read_utf8(path)) == "conllu":
+        return read_conllu(path, allow_missing_heads=True)
+    return read_text(path)
+
+
 def consumers(path: Path, parser: Parser, model_path: Path, folder: Path) -> dict[str, Callable[[], str | None]]:
     want = expected(path)
 
     def read() -> str | None:
-        data = read_utf8(path)
-        sents = read_conllu(path, allow_missing_heads=True) if sniff_format(data) == "conllu" else read_text(path)
+        sents = read_sniffed(path)
         if want is None:
             raise Failure("invalid UTF-8 was read without an error")
         check_read(sents, want)
@@ -403,9 +409,7 @@ def consumers(path: Path, parser: Parser, model_path: Path, folder: Path) -> dic
 
     def api() -> str | None:
         parsed = parser.parse(path)
-        data = read_utf8(path)
-        sents = read_conllu(path, allow_missing_heads=True) if sniff_format(data) == "conllu" else read_text(path)
-        check_parsed(parsed, sents)  # type: ignore[arg-type]
+        check_parsed(parsed, read_sniffed(path))  # type: ignore[arg-type]
         return None
 
     def cli() -> str | None:
@@ -418,9 +422,7 @@ def consumers(path: Path, parser: Parser, model_path: Path, folder: Path) -> dic
             if out.exists():
                 raise Failure("output written although parsing failed")
             return stderr.getvalue()
-        data = read_utf8(path)
-        sents = read_conllu(path, allow_missing_heads=True) if sniff_format(data) == "conllu" else read_text(path)
-        check_parsed(read_conllu(out), sents)
+        check_parsed(read_conllu(out), read_sniffed(path))
         return None
 
     def evaluate() -> str | None:

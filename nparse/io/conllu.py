@@ -170,15 +170,11 @@ def _build(path: str, start: int, lines: list[str], allow_missing_heads: bool) -
 
 def decode_utf8(data: bytes, path: str) -> str:
     """The text of a file's bytes (a leading byte-order mark dropped); invalid UTF-8 is reported
-    as ``file:line:`` with the byte and its column."""
+    as ``file:line:`` with the byte and its column (see ``utf8_lines``)."""
     try:
         return data.decode("utf-8").removeprefix("\ufeff")
-    except UnicodeDecodeError as err:
-        line = data.count(b"\n", 0, err.start) + 1
-        column = err.start - (data.rfind(b"\n", 0, err.start) + 1) + 1
-        raise CoNLLUError(
-            path, line, f"invalid UTF-8: byte 0x{data[err.start]:02x} at column {column}{utf16_hint(data)}"
-        ) from None
+    except UnicodeDecodeError:
+        return "".join(utf8_lines(io.BytesIO(data), path))  # raises, at the bad line
 
 
 def utf16_hint(data: bytes) -> str:
