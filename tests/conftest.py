@@ -3,11 +3,19 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+import torch
+
+if os.environ.get("PYTEST_XDIST_WORKER"):
+    # Tests run on two workers (pytest -n 2, see pyproject.toml): each, and every process it
+    # starts (training and parsing subprocesses read OMP_NUM_THREADS), gets one CPU.
+    os.environ["OMP_NUM_THREADS"] = "1"
+    torch.set_num_threads(1)
 
 from nparse.paths import PROJECT_ROOT
 

@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
-
 import pytest
 import torch
 from torch.nn import functional as F
@@ -12,7 +9,7 @@ from torch.nn import functional as F
 from nparse.io.conllu import read_conllu
 from nparse.io.data import Vocabs, collate, encode
 from nparse.models.parser import ParserModel
-from nparse.paths import PROJECT_ROOT
+from nparse import parse as parse_cli
 from nparse.systems import make_system
 
 from .conftest import EWT_DEV, run_train
@@ -64,11 +61,11 @@ def test_a_model_with_a_tagger_parses_and_tags_untagged_input(tmp_path):
     tags = set(read_conllu(EWT_DEV)[0].upos[1:]) | {t for s in read_conllu(EWT_DEV) for t in s.upos[1:]}
     story = tmp_path / "story.txt"
     story.write_text("The cat didn't sleep. It ran away!\n", encoding="utf-8")
-    for source, fmt in ((untagged, "conllu"), (None, "text"), (story, "raw")):
-        cmd = [sys.executable, "-m", "nparse.parse", f"model={run / 'best.pt'}", "device=cpu", f"format={fmt}"]
-        cmd += [f"input={source}"] if source else []
-        proc = subprocess.run(cmd, cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=120,
-                              input=None if source else "The cat sleeps .\nI like tea .\n")  # fmt: skip
-        assert proc.returncode == 0, proc.stderr
-        words = [line.split("\t") for line in proc.stdout.splitlines() if line[:1].isdigit()]
+    text = tmp_path / "text.txt"
+    text.write_text("The cat sleeps .\nI like tea .\n", encoding="utf-8")
+    out = tmp_path / "out.conllu"
+    for source, fmt in ((untagged, "conllu"), (text, "text"), (story, "raw")):
+        args = [f"model={run / 'best.pt'}", "device=cpu", f"format={fmt}", f"input={source}", f"output={out}"]
+        assert parse_cli.main(args) == 0, fmt
+        words = [line.split("\t") for line in out.read_text(encoding="utf-8").splitlines() if line[:1].isdigit()]
         assert words and all(w[3] in tags for w in words if w[0].isdigit()), fmt

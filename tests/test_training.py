@@ -128,7 +128,7 @@ def test_killed_run_resumes_to_the_same_metrics(tmp_path):
     dev = small_dev(tmp_path)
     common = [
         "+exp=archybrid_dynamic",
-        "data.max_train_sentences=120",
+        "data.max_train_sentences=60",
         f"data.dev={dev}",
         "data.test=null",
         "trainer.epochs=3",
@@ -237,7 +237,10 @@ def test_threads_follow_the_cpus_the_job_was_given(monkeypatch):
     from nparse.training.trainer import cpu_threads
 
     monkeypatch.delenv("SLURM_CPUS_PER_TASK", raising=False)
+    monkeypatch.delenv("OMP_NUM_THREADS", raising=False)
     assert cpu_threads(0) == len(os.sched_getaffinity(0))
+    monkeypatch.setenv("OMP_NUM_THREADS", "1")
+    assert cpu_threads(0) == 1
     assert cpu_threads(3) == 3
     monkeypatch.setenv("SLURM_CPUS_PER_TASK", "5")
     assert cpu_threads(None) == 5

@@ -176,13 +176,14 @@ def check_completion(cfg: DictConfig, settings: GlobalSettings | None) -> None:
 
 def cpu_threads(setting: int | None) -> int:
     """Torch CPU threads: ``trainer.threads`` when set, else the CPUs this job was given
-    (``SLURM_CPUS_PER_TASK``, then the affinity mask): more threads than CPUs spin against
-    each other and run many times slower."""
+    (``SLURM_CPUS_PER_TASK``, then ``OMP_NUM_THREADS`` when the user set it, then the affinity
+    mask): more threads than CPUs spin against each other and run many times slower."""
     if setting:
         return int(setting)
-    slurm = os.environ.get("SLURM_CPUS_PER_TASK", "")
-    if slurm.isdigit() and int(slurm) > 0:
-        return int(slurm)
+    for variable in ("SLURM_CPUS_PER_TASK", "OMP_NUM_THREADS"):
+        value = os.environ.get(variable, "")
+        if value.isdigit() and int(value) > 0:
+            return int(value)
     try:
         return len(os.sched_getaffinity(0))
     except AttributeError:  # not on Linux
