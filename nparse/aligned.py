@@ -20,6 +20,7 @@ import unicodedata
 from dataclasses import dataclass
 from typing import Sequence
 
+from .evaluate import universal
 from .io.conllu import CoNLLUError, Sentence
 
 METRICS = ("tokens", "sentences", "words", "upos", "uas", "las")
@@ -212,10 +213,6 @@ def check_same_text(gold: Document, pred: Document) -> None:
                           f"against {gold.text[k:k + 20]!r}); both files must hold the same text")  # fmt: skip
     path, line = gold.where[k] if k < len(gold.where) else ("<gold>", 1)
     raise CoNLLUError(path, line, "the predicted file ends before this gold text; both files must hold the same text")
-
-
-def universal(deprel: str) -> str:
-    return deprel.split(":", 1)[0]
 
 
 def aligned_scores(gold_sents: Sequence[Sentence], pred_sents: Sequence[Sentence]) -> dict[str, F1]:
