@@ -1,10 +1,11 @@
 """Gold UPOS, predicted UPOS and raw text on a test set: what parsing real text costs.
 
     python tools/tagger_experiments.py [--exp 2planar_dynamic] [--data en_ewt] [--epochs E]
-                                       [--threads 1] [--out runs/issue11]
+                                       [--threads 1] [--out runs/tagger]
 
 Trains ``EXP`` (reads gold UPOS) and ``EXP_tagger`` (a jointly trained tagger, no UPOS input)
-for the same epochs and seed (skipped when ``OUT/NAME/metrics.json`` shows a finished run), then
+for the same epochs and seed (skipped when ``OUT/NAME/metrics.json`` shows a finished run of
+``E`` epochs; a finished shorter run is resumed to ``E``), then
 parses the test set three ways and scores each against gold with ``nparse.evaluate``'s counts:
 
 1. gold tokens + gold UPOS: the first model on the test file as it is;
@@ -40,13 +41,27 @@ from nparse.paths import PROJECT_ROOT  # noqa: E402
 
 
 def train(exp: str, data: str, epochs: int, threads: int, out: Path) -> Path:
+    """The run of ``exp`` on ``data`` for ``epochs`` epochs: trained, found finished, or resumed.
+
+    A finished run of fewer epochs is resumed from its last.pt to ``epochs`` (the schedule is the
+    same as a fresh run's: constant learning rate, restored random state); one of more epochs is
+    refused rather than reported under the wrong budget."""
     run = out / f"{data}_{exp}"
     metrics = run / "metrics.json"
-    if metrics.is_file() and "test" in json.loads(metrics.read_text()):
-        print(f"{run}: finished run found, not retrained", file=sys.stderr)
+    done = json.loads(metrics.read_text()) if metrics.is_file() else {}
+    trained = len(done.get("epochs", []))
+    if "test" in done and trained == epochs:
+        print(f"{run}: finished {epochs}-epoch run found, not retrained", file=sys.stderr)
         return run
-    cmd = [sys.executable, "-m", "nparse.train", f"+exp={exp}", f"data={data}", f"trainer.epochs={epochs}",
-           f"trainer.threads={threads}", f"hydra.run.dir={run}"]  # fmt: skip
+    if "test" in done and trained > epochs:
+        sys.exit(f"{run} was trained for {trained} epochs, not {epochs}: pass --epochs {trained} or another --out")
+    if "test" in done and (run / "last.pt").is_file():
+        print(f"{run}: {trained}-epoch run found, resumed to {epochs} epochs", file=sys.stderr)
+        cmd = [sys.executable, "-m", "nparse.train", f"trainer.resume={run / 'last.pt'}",
+               f"trainer.epochs={epochs}", f"trainer.threads={threads}"]  # fmt: skip
+    else:
+        cmd = [sys.executable, "-m", "nparse.train", f"+exp={exp}", f"data={data}", f"trainer.epochs={epochs}",
+               f"trainer.threads={threads}", f"hydra.run.dir={run}"]  # fmt: skip
     print(" ".join(cmd), file=sys.stderr)
     subprocess.run(cmd, cwd=PROJECT_ROOT, check=True)
     return run
@@ -86,7 +101,7 @@ def main() -> None:
     ap.add_argument("--data", default="en_ewt")
     ap.add_argument("--epochs", type=int, default=30)
     ap.add_argument("--threads", type=int, default=1)
-    ap.add_argument("--out", type=Path, default=PROJECT_ROOT / "runs" / "issue11")
+    ap.add_argument("--out", type=Path, default=PROJECT_ROOT / "runs" / "tagger")
     args = ap.parse_args()
     torch.set_num_threads(args.threads)
     gold_run = train(args.exp, args.data, args.epochs, args.threads, args.out)
