@@ -5,7 +5,7 @@
 
 Trains ``EXP`` (reads gold UPOS) and ``EXP_tagger`` (a jointly trained tagger, no UPOS input)
 for the same epochs and seed (skipped when ``OUT/NAME/metrics.json`` shows a finished run of
-``E`` epochs; a finished shorter run is resumed to ``E``), then
+``E`` epochs; a shorter or interrupted run is resumed to ``E``), then
 parses the test set three ways and scores each against gold with ``nparse.evaluate``'s counts:
 
 1. gold tokens + gold UPOS: the first model on the test file as it is;
@@ -43,9 +43,9 @@ from nparse.paths import PROJECT_ROOT  # noqa: E402
 def train(exp: str, data: str, epochs: int, threads: int, out: Path) -> Path:
     """The run of ``exp`` on ``data`` for ``epochs`` epochs: trained, found finished, or resumed.
 
-    A finished run of fewer epochs is resumed from its last.pt to ``epochs`` (the schedule is the
-    same as a fresh run's: constant learning rate, restored random state); one of more epochs is
-    refused rather than reported under the wrong budget."""
+    A finished run of fewer epochs, or an interrupted one, is resumed from its last.pt to
+    ``epochs`` (the schedule is a fresh run's: constant learning rate, restored random state);
+    one of more epochs is refused rather than reported under the wrong budget."""
     run = out / f"{data}_{exp}"
     metrics = run / "metrics.json"
     done = json.loads(metrics.read_text()) if metrics.is_file() else {}
@@ -55,8 +55,8 @@ def train(exp: str, data: str, epochs: int, threads: int, out: Path) -> Path:
         return run
     if "test" in done and trained > epochs:
         sys.exit(f"{run} was trained for {trained} epochs, not {epochs}: pass --epochs {trained} or another --out")
-    if "test" in done and (run / "last.pt").is_file():
-        print(f"{run}: {trained}-epoch run found, resumed to {epochs} epochs", file=sys.stderr)
+    if (run / "last.pt").is_file():  # a shorter finished run, or an interrupted one
+        print(f"{run}: run found after {trained} epochs, resumed to {epochs}", file=sys.stderr)
         cmd = [sys.executable, "-m", "nparse.train", f"trainer.resume={run / 'last.pt'}",
                f"trainer.epochs={epochs}", f"trainer.threads={threads}"]  # fmt: skip
     else:
