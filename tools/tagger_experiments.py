@@ -53,15 +53,14 @@ def train(exp: str, data: str, epochs: int, threads: int, out: Path) -> Path:
     if "test" in done and trained == epochs:
         print(f"{run}: finished {epochs}-epoch run found, not retrained", file=sys.stderr)
         return run
-    if "test" in done and trained > epochs:
+    if trained > epochs:
         sys.exit(f"{run} was trained for {trained} epochs, not {epochs}: pass --epochs {trained} or another --out")
     if (run / "last.pt").is_file():  # a shorter finished run, or an interrupted one
         print(f"{run}: run found after {trained} epochs, resumed to {epochs}", file=sys.stderr)
-        cmd = [sys.executable, "-m", "nparse.train", f"trainer.resume={run / 'last.pt'}",
-               f"trainer.epochs={epochs}", f"trainer.threads={threads}"]  # fmt: skip
+        what = [f"trainer.resume={run / 'last.pt'}"]
     else:
-        cmd = [sys.executable, "-m", "nparse.train", f"+exp={exp}", f"data={data}", f"trainer.epochs={epochs}",
-               f"trainer.threads={threads}", f"hydra.run.dir={run}"]  # fmt: skip
+        what = [f"+exp={exp}", f"data={data}", f"hydra.run.dir={run}"]
+    cmd = [sys.executable, "-m", "nparse.train", *what, f"trainer.epochs={epochs}", f"trainer.threads={threads}"]
     print(" ".join(cmd), file=sys.stderr)
     subprocess.run(cmd, cwd=PROJECT_ROOT, check=True)
     return run
