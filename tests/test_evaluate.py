@@ -76,7 +76,7 @@ def test_cli_reports_mismatched_words(tmp_path, capsys):
 
 
 def test_breakdown_by_quarter_and_length(tmp_path, capsys):
-    from nparse.evaluate import breakdown, group_of
+    from nparse.eval.scores import breakdown, group_of
 
     assert [group_of("quarter", i, 8) for i in range(1, 9)] == [f"quarter {q}" for q in (1, 1, 2, 2, 3, 3, 4, 4)]
     assert [group_of("length", 1, n) for n in (1, 10, 11, 40, 41)] == ["1-10", "1-10", "11-20", "31-40", "41+"]
@@ -88,7 +88,7 @@ def test_breakdown_by_quarter_and_length(tmp_path, capsys):
     assert [r[0] for r in rows] == [f"quarter {q}" for q in range(1, 5)]
     assert sum(r[1] for r in rows) == sum(len(s) for s in gold)
     # the groups' words and correct heads add up to the overall scores
-    from nparse.evaluate import score
+    from nparse.eval.scores import score
 
     overall = score(gold, [p.heads for p in pred], [p.deprels for p in pred])
     assert sum(r[1] * r[2] for r in rows) / overall.words == pytest.approx(overall.uas)
@@ -131,7 +131,7 @@ def raw_retokenized(gold_path, out_path, lang: str, sentences: int, seed: int) -
 
 def test_aligned_scores_equal_the_official_scorer_on_differing_tokenizations(tmp_path):
     pytest.importorskip("spacy")
-    from nparse.aligned import aligned_scores
+    from nparse.eval.aligned import aligned_scores
 
     cases = [(f, f.name[:2]) for f in treebank_files("test")]
     assert cases

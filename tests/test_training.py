@@ -15,7 +15,7 @@ import torch
 
 from nparse import checkpoint
 from nparse.io.conllu import read_conllu, tree_problem
-from nparse.evaluate import score
+from nparse.eval.scores import score
 from nparse.paths import PROJECT_ROOT
 from nparse.trees import previous_word_baseline
 

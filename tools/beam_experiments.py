@@ -27,7 +27,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from nparse.api import Parser  # noqa: E402
-from nparse.evaluate import score  # noqa: E402
+from nparse.eval.scores import score  # noqa: E402
 from nparse.io.conllu import read_conllu  # noqa: E402
 from nparse.paths import resolve_path  # noqa: E402
 

@@ -28,7 +28,7 @@ sys.path.insert(0, str(ROOT))
 from beam_experiments import fine_tune  # noqa: E402
 
 from nparse.api import Parser  # noqa: E402
-from nparse.evaluate import score  # noqa: E402
+from nparse.eval.scores import score  # noqa: E402
 from nparse.io.conllu import read_conllu  # noqa: E402
 from nparse.paths import resolve_path  # noqa: E402
 

@@ -33,7 +33,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import torch  # noqa: E402
 
 import nparse  # noqa: E402
-from nparse.aligned import aligned_scores  # noqa: E402
+from nparse.eval.aligned import aligned_scores  # noqa: E402
 from nparse.api import parsed_sentence  # noqa: E402
 from nparse.io.conllu import Sentence, read_conllu, write_conllu  # noqa: E402
 from nparse.io.rawtext import iter_raw  # noqa: E402

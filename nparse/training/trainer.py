@@ -27,7 +27,7 @@ from ..api import model_from_state, pick_device
 from ..io.conllu import Sentence, iter_conllu, read_conllu, tree_problem, write_conllu
 from ..io.data import Example, Vocabs, bucket_batches, collate, encode
 from ..models.encoder import extend_with_pretrained
-from ..evaluate import Scores, score
+from ..eval.scores import Scores, score
 from ..models.parser import ParserModel
 from ..paths import resolve_path
 from ..systems import Oracle, StaticOracle, make_oracle, make_system

@@ -20,8 +20,8 @@ import unicodedata
 from dataclasses import dataclass
 from typing import Sequence
 
-from .evaluate import universal
-from .io.conllu import CoNLLUError, Sentence
+from .scores import universal
+from ..io.conllu import CoNLLUError, Sentence
 
 METRICS = ("tokens", "sentences", "words", "upos", "uas", "las")
 LABELS = {"tokens": "Tokens", "sentences": "Sentences", "words": "Words", "upos": "UPOS", "uas": "UAS", "las": "LAS"}
