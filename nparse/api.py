@@ -3,41 +3,20 @@
 from __future__ import annotations
 
 import io
-from dataclasses import replace
 from pathlib import Path
 from typing import Iterable, Sequence
 
-import torch
-from tqdm import tqdm
 
 from . import checkpoint
-from .io.conllu import Sentence, read_conllu, read_text, read_utf8, sniff_format, with_comments, write_conllu
-from .io.data import Vocabs, bucket_batches, collate, encode
+from .checkpoint import model_from_state
+from .decoding.decode import Parse, decode_sentences, nbest_sentences, parsed_sentence
+from .decoding.settings import DecodeSettings
+from .io.conllu import Sentence, read_conllu, read_text, read_utf8, sniff_format, write_conllu
 from .io.rawtext import iter_raw
-from .models.parser import Parse, ParserModel, check_beam
-from .systems import make_system
+from .models.parser import ParserModel
+from .runtime import pick_device
 
-
-def pick_device(name: str = "auto") -> torch.device:
-    """'auto' is the GPU when there is one, else the CPU."""
-    if name == "auto":
-        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
-    if name.startswith("cuda") and not torch.cuda.is_available():
-        raise RuntimeError(f"device {name!r} requested but CUDA is not available")
-    return torch.device(name)
-
-
-def model_from_state(state: dict, device: torch.device, path: str | Path | None = None) -> ParserModel:
-    try:
-        vocabs = Vocabs.from_state(state["vocabs"])
-        system = make_system(**state["system"])
-        model = ParserModel(vocabs, system, state["model_options"])
-        model.load_state_dict(state["model"])
-    except (KeyError, TypeError, ValueError, RuntimeError, AttributeError) as err:
-        where = f"{path}: " if path else ""
-        first = str(err).splitlines()[0] if str(err) else type(err).__name__
-        raise ValueError(f"{where}damaged or incompatible nparse checkpoint ({first})") from err
-    return model.to(device).eval()
+__all__ = ["MissingPOSError", "Parser", "load", "model_from_state", "nbest_sentences", "parsed_sentence", "pick_device"]
 
 
 class MissingPOSError(ValueError):
@@ -54,12 +33,18 @@ class Parser:
     def __init__(self, model: ParserModel, config: dict | None = None):
         self.model = model
         self.config = config or {}
-        decoder = self.config.get("decoder") or {}
-        self.beam_size = int(decoder.get("beam_size") or 1)
-        self.decoder = "mst" if decoder.get("name") == "mst" else "beam"
-        self.batch_size = int(decoder.get("batch_size") or 1024)
-        self.batch_tokens = int(decoder.get("batch_tokens") or 0)
+        self.settings = DecodeSettings.from_config(self.config.get("decoder"))
         self.lang = language(self.config)
+
+    @property
+    def beam_size(self) -> int:
+        """The beam width used when none is asked for (the training config's decoder)."""
+        return self.settings.beam_size
+
+    @property
+    def decoder(self) -> str:
+        """The decoder used when none is asked for: beam (greedy with beam_size 1) or mst."""
+        return self.settings.decoder
 
     @classmethod
     def load(cls, path: str | Path, device: str = "auto") -> "Parser":
@@ -96,28 +81,11 @@ class Parser:
         model's first-order factor decoded as a graph-based parser); defaults to the training
         config's.
         """
-        beam_size = self.beam_size if beam_size is None else int(beam_size)
-        decoder = decoder or self.decoder
-        if decoder == "greedy":
-            decoder, beam_size = "beam", 1
-        if decoder == "mst":
-            beam_size = max(beam_size, 1)
-            if nbest != 1:
-                raise ValueError(f"nbest={nbest}: decoder=mst gives one tree per sentence")
-        check_beam(beam_size, nbest)
+        settings = self.settings.override(
+            decoder=decoder, beam_size=None if beam_size is None else int(beam_size), nbest=nbest, batch_size=batch_size
+        )
         self.check_pos(sentences)
-        examples = [encode(s, self.model.vocabs) for s in sentences]
-        index = {id(e): k for k, e in enumerate(examples)}
-        results: list = [None] * len(examples)
-        batches = bucket_batches(examples, int(batch_size or self.batch_size), max_tokens=self.batch_tokens)
-        bar = tqdm(total=len(examples), unit="sent", disable=not progress, leave=False)
-        self.model.eval()
-        for batch in batches:
-            for e, res in zip(batch, self.model.parse(collate(batch), beam_size, nbest, decoder)):
-                results[index[id(e)]] = res
-            bar.update(len(batch))
-        bar.close()
-        return results
+        return decode_sentences(self.model, sentences, settings, progress)
 
     def parse_sentences(
         self,
@@ -203,21 +171,6 @@ def check_token_lists(items: list) -> None:
                     f"sentence {k}, token {i}: {token!r} is not a non-empty string without spaces; "
                     "a token with a space would become two words"
                 )
-
-
-def parsed_sentence(sent: Sentence, parse: Parse) -> Sentence:
-    """The sentence with the parse's HEAD and DEPREL (and its UPOS from a model with a tagger)."""
-    if parse.tags is not None:
-        return replace(sent, heads=parse.heads, deprels=parse.labels, upos=parse.tags, tagged=True)
-    return replace(sent, heads=parse.heads, deprels=parse.labels)
-
-
-def nbest_sentences(sent: Sentence, parses: Sequence[Parse]) -> list[Sentence]:
-    """One copy of the sentence per parse, with ``# nbest = i`` and ``# score = ...`` comments."""
-    return [
-        replace(parsed_sentence(with_comments(sent, [f"# nbest = {i}", f"# score = {p.score:.4f}"]), p), score=p.score)
-        for i, p in enumerate(parses, 1)
-    ]
 
 
 def load(path: str | Path, device: str = "auto") -> Parser:

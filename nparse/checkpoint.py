@@ -16,6 +16,10 @@ from typing import Any
 
 import torch
 
+from .io.data import Vocabs
+from .models.parser import ParserModel
+from .systems import make_system
+
 FORMAT = 1
 # What parsing needs, and what resuming needs on top (a last.pt; best.pt has no optimizer state).
 MODEL_KEYS = ("config", "model", "model_options", "system", "vocabs")
@@ -66,3 +70,16 @@ def load(path: str | Path, device: str | torch.device = "cpu", resume: bool = Fa
     if not isinstance(state["model"], dict) or not isinstance(state["config"], dict):
         raise ValueError(f"{path}: damaged nparse checkpoint: 'model' and 'config' must be dicts")
     return state
+
+
+def model_from_state(state: dict, device: torch.device, path: str | Path | None = None) -> ParserModel:
+    try:
+        vocabs = Vocabs.from_state(state["vocabs"])
+        system = make_system(**state["system"])
+        model = ParserModel(vocabs, system, state["model_options"])
+        model.load_state_dict(state["model"])
+    except (KeyError, TypeError, ValueError, RuntimeError, AttributeError) as err:
+        where = f"{path}: " if path else ""
+        first = str(err).splitlines()[0] if str(err) else type(err).__name__
+        raise ValueError(f"{where}damaged or incompatible nparse checkpoint ({first})") from err
+    return model.to(device).eval()

@@ -104,14 +104,14 @@ def main(argv: list[str] | None = None) -> int:
                 sentences = iter_raw(lines, args["lang"] or parser.lang, name)
             else:
                 sentences = iter_conllu(lines, True, name) if fmt == "conllu" else iter_text(lines, name)
-            decoder = args["decoder"] or parser.decoder
-            if decoder == "greedy":
-                beam_size = 1
+            settings = parser.settings.override(
+                decoder=args["decoder"], beam_size=beam_size, nbest=nbest or 1, batch_size=batch_size
+            )
             out = sys.stdout if args["output"] in (None, "-") else stack.enter_context(atomic_text(args["output"]))
             bar = stack.enter_context(tqdm(unit="sent", desc="parsing", disable=None, leave=False))
             for part in chunks(sentences, chunk or CHUNK):
                 start = time.perf_counter()
-                results = parser.parse_nbest(part, beam_size, nbest or 1, batch_size, False, decoder)
+                results = parser.parse_nbest(part, settings.beam_size, settings.nbest, settings.batch_size, False, settings.decoder)
                 seconds += time.perf_counter() - start
                 if nbest:
                     done = [t for s, parses in zip(part, results) for t in nbest_sentences(s, parses)]
@@ -129,7 +129,7 @@ def main(argv: list[str] | None = None) -> int:
     print(
         f"parsed {n_sents} sentences ({n_words} words) in {seconds:.1f} s "
         f"on {parser.model.device}, "
-        f"{'mst' if decoder == 'mst' else f'beam {beam_size or parser.beam_size}'}: {n_words / max(seconds, 1e-9):.0f} words/s",
+        f"{'mst' if settings.decoder == 'mst' else f'beam {settings.beam_size}'}: {n_words / max(seconds, 1e-9):.0f} words/s",
         file=sys.stderr,
     )
     return 0

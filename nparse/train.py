@@ -18,7 +18,7 @@ import hydra
 from omegaconf import DictConfig
 
 from .paths import CONF_DIR
-from .api import pick_device
+from .runtime import pick_device
 from .training.distributed import Ranks, broadcast, ranks_from_env, setup, shutdown
 from .training.trainer import Preempted, Trainer
 

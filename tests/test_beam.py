@@ -12,6 +12,8 @@ import torch
 from nparse.decoding.beam import beam_search
 from nparse.io.conllu import read_conllu
 from nparse.io.data import Vocabs, bucket_batches, collate, encode
+from nparse.decoding.decode import decode_batch
+from nparse.decoding.settings import DecodeSettings
 from nparse.models.parser import ParserModel
 from nparse.systems import make_system
 from nparse.systems.arrays import Layout
@@ -123,8 +125,8 @@ def test_nbest_trees_are_distinct_sorted_and_start_with_the_best(name, options):
     sents = sentences_of(EWT_DEV, 60)
     model = random_model(system, sents, seed=5)
     batch = collate([encode(s, model.vocabs) for s in sents])
-    best = model.parse(batch, beam_size=8, nbest=1)
-    nbest = model.parse(batch, beam_size=8, nbest=5)
+    best = decode_batch(model, batch, DecodeSettings(beam_size=8, nbest=1))
+    nbest = decode_batch(model, batch, DecodeSettings(beam_size=8, nbest=5))
     for one, many in zip(best, nbest):
         assert 1 <= len(many) <= 5
         assert many[0].heads == one[0].heads and many[0].labels == one[0].labels
@@ -132,7 +134,7 @@ def test_nbest_trees_are_distinct_sorted_and_start_with_the_best(name, options):
         assert all(a.score >= b.score for a, b in zip(many, many[1:]))
     assert sum(len(m) for m in nbest) > 3 * len(nbest)  # real sentences have alternatives
     with pytest.raises(ValueError, match="nbest"):
-        model.parse(batch, beam_size=2, nbest=3)
+        decode_batch(model, batch, DecodeSettings(beam_size=2, nbest=3).normalised())
 
 
 def test_batches_respect_sentence_and_token_caps():
@@ -166,5 +168,5 @@ def test_a_1000_word_sentence_parses(name):
     system = make_system(name)
     model = random_model(system, dev_sentences()[:200])
     for beam in (1, 2):
-        parses = model.parse(collate([encode(sent, model.vocabs)]), beam)
+        parses = decode_batch(model, collate([encode(sent, model.vocabs)]), DecodeSettings(beam_size=beam))
         assert tree_problem(parses[0][0].heads) is None and len(parses[0][0].heads) == n + 1

@@ -8,7 +8,7 @@ import random
 import pytest
 
 from nparse.io.conllu import CoNLLUError, format_sentence, read_conllu, read_text, tree_problem
-from nparse.training.trainer import load_data
+from nparse.training.data import load_data
 
 from .conftest import treebank_files
 

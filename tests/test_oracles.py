@@ -168,7 +168,7 @@ def test_minimal_is_bounded_on_long_non_projective_sentences():
 
 def test_minimal_fallbacks_are_logged_by_the_trainer(caplog):
     from nparse.io.data import Vocabs
-    from nparse.training.trainer import prepare_examples
+    from nparse.training.data import prepare_examples
 
     sents = read_conllu(treebank_files("dev")[0])[:3]
     oracle = make_oracle(SwapStandard(), "minimal")

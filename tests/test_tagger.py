@@ -9,6 +9,7 @@ from torch.nn import functional as F
 from nparse.io.conllu import read_conllu
 from nparse.io.data import Vocabs, collate, encode
 from nparse.models.parser import ParserModel
+from nparse.training.losses import tag_loss
 from nparse import parse as parse_cli
 from nparse.systems import make_system
 
@@ -35,7 +36,7 @@ def test_tag_loss_is_cross_entropy_over_tagged_words():
                 expected = expected + F.cross_entropy(scores[None], torch.tensor([vocabs.upos.index(s.upos[i])]))
                 words += 1
     assert words == sum(len(s) for s in sents) - 1
-    assert torch.allclose(model._tag_loss(vectors, batch), expected, atol=1e-4)
+    assert torch.allclose(tag_loss(model, vectors, batch), expected, atol=1e-4)
 
 
 def test_a_tagger_model_must_not_read_gold_tags():

@@ -191,7 +191,7 @@ def test_sigterm_mid_epoch_then_resume_auto_matches_an_uninterrupted_run(tmp_pat
         full = Trainer(cfg, tmp_path / "full").run()
         run = tmp_path / "stopped"
         trainer = Trainer(cfg, run)
-        original, calls = trainer._train_batch, []
+        original, calls = trainer.objective.batch_loss, []
 
         def batch_then_signal(*args, **kwargs):
             calls.append(1)
@@ -199,7 +199,7 @@ def test_sigterm_mid_epoch_then_resume_auto_matches_an_uninterrupted_run(tmp_pat
                 os.kill(os.getpid(), signal.SIGTERM)
             return original(*args, **kwargs)
 
-        trainer._train_batch = batch_then_signal  # type: ignore[method-assign]
+        trainer.objective.batch_loss = batch_then_signal  # type: ignore[method-assign]
         with pytest.raises(Preempted, match="SIGTERM: stopped after batch 5 of 15 of epoch 2"):
             trainer.run()
         state = checkpoint.load(run / "last.pt")
@@ -207,7 +207,7 @@ def test_sigterm_mid_epoch_then_resume_auto_matches_an_uninterrupted_run(tmp_pat
         resumed = Trainer(cfg, run).run()
         # Ctrl-C (SIGINT) takes the same path: no KeyboardInterrupt traceback, last.pt, how to resume.
         ctrl_c = Trainer(cfg, tmp_path / "ctrl_c")
-        first, seen = ctrl_c._train_batch, []
+        first, seen = ctrl_c.objective.batch_loss, []
 
         def batch_then_ctrl_c(*args, **kwargs):
             seen.append(1)
@@ -215,7 +215,7 @@ def test_sigterm_mid_epoch_then_resume_auto_matches_an_uninterrupted_run(tmp_pat
                 os.kill(os.getpid(), signal.SIGINT)
             return first(*args, **kwargs)
 
-        ctrl_c._train_batch = batch_then_ctrl_c  # type: ignore[method-assign]
+        ctrl_c.objective.batch_loss = batch_then_ctrl_c  # type: ignore[method-assign]
         with pytest.raises(
             Preempted, match="SIGINT: stopped after batch 3 of 15 of epoch 1.*trainer.resume=auto"
         ) as stop:
@@ -234,7 +234,7 @@ def test_sigterm_mid_epoch_then_resume_auto_matches_an_uninterrupted_run(tmp_pat
 
 
 def test_threads_follow_the_cpus_the_job_was_given(monkeypatch):
-    from nparse.training.trainer import cpu_threads
+    from nparse.runtime import cpu_threads
 
     monkeypatch.delenv("SLURM_CPUS_PER_TASK", raising=False)
     monkeypatch.delenv("OMP_NUM_THREADS", raising=False)
@@ -459,7 +459,7 @@ def test_global_settings_that_make_no_sense_are_refused(overrides, message):
 
     from nparse.paths import CONF_DIR
     from nparse.systems import make_oracle, make_system
-    from nparse.training.trainer import global_settings
+    from nparse.training.settings import global_settings
 
     with initialize_config_dir(config_dir=str(CONF_DIR), version_base="1.3"):
         cfg = compose(config_name="config", overrides=overrides)
@@ -503,7 +503,7 @@ def test_beam_presets_compose_into_valid_global_settings(exp):
 
     from nparse.paths import CONF_DIR
     from nparse.systems import make_oracle, make_system
-    from nparse.training.trainer import check_completion, global_settings, oracle_options, system_options
+    from nparse.training.settings import check_completion, global_settings, oracle_options, system_options
 
     with initialize_config_dir(config_dir=str(CONF_DIR), version_base="1.3"):
         cfg = compose(config_name="config", overrides=[f"+exp={exp}"])
@@ -530,7 +530,7 @@ def test_completion_settings_that_make_no_sense_are_refused(overrides, message):
 
     from nparse.paths import CONF_DIR
     from nparse.systems import make_oracle, make_system
-    from nparse.training.trainer import check_completion, global_settings
+    from nparse.training.settings import check_completion, global_settings
 
     with initialize_config_dir(config_dir=str(CONF_DIR), version_base="1.3"):
         cfg = compose(config_name="config", overrides=overrides)
@@ -605,7 +605,7 @@ def test_settings_that_cannot_work_stop_before_loading(override, message):
     from hydra import compose, initialize_config_dir
 
     from nparse.paths import CONF_DIR
-    from nparse.training.trainer import check_settings
+    from nparse.training.settings import check_settings
 
     with initialize_config_dir(config_dir=str(CONF_DIR), version_base="1.3"):
         cfg = compose(config_name="config", overrides=[override])

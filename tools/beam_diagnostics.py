@@ -25,6 +25,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from nparse.api import Parser  # noqa: E402
+from nparse.decoding.decode import completion_for  # noqa: E402
 from nparse.decoding.beam import beam_search, score_rows  # noqa: E402
 from nparse.io.conllu import read_conllu  # noqa: E402
 from nparse.io.data import bucket_batches, collate, encode  # noqa: E402
@@ -63,7 +64,7 @@ def main() -> None:
             with torch.no_grad():
                 vectors = model.encoder(batch)
                 table = model.scorer.table(vectors)
-                completion = model.completion_for(vectors, lengths)
+                completion = completion_for(model, vectors, lengths)
             layout = model.layout(batch.width)
             greedy = beam_search(layout, model.scorer, table, lengths, 1, completion)
             beam = beam_search(layout, model.scorer, table, lengths, args.beam, completion)

@@ -34,7 +34,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from nparse import timing  # noqa: E402
 from nparse.api import Parser  # noqa: E402
 from nparse.paths import CONF_DIR  # noqa: E402
-from nparse.training.trainer import Trainer, global_settings  # noqa: E402
+from nparse.training.objectives import Global, Greedy, build_objective  # noqa: E402
+from nparse.training.trainer import Trainer  # noqa: E402
 
 
 def machine() -> str:
@@ -84,8 +85,9 @@ def main() -> None:
 
     with tempfile.TemporaryDirectory() as tmp:
         trainer = Trainer(cfg, Path(tmp))
-        settings = trainer.global_settings
-        trainer.global_settings = None  # the first epoch is greedy
+        objective = trainer.objective
+        if isinstance(objective, Global):  # the first epoch is greedy
+            trainer.objective = build_objective(OmegaConf.merge(cfg, {"trainer": {"name": "greedy"}}), trainer.oracle, trainer.rng)
         train_tokens = sum(len(e) for e in trainer.train_examples)
         timing.enabled = True
         timing.take()
@@ -116,14 +118,14 @@ def main() -> None:
                 timings["mst"] = time.perf_counter() - start
         global_stats = None
         if args.global_epoch:
-            if settings is None:  # a greedy experiment: the defaults of conf/trainer/global.yaml
+            if isinstance(objective, Greedy):  # a greedy experiment: the defaults of conf/trainer/global.yaml
                 defaults = OmegaConf.load(CONF_DIR / "trainer" / "global.yaml")
                 defaults.pop("defaults")
                 defaults.beam_size = args.beam or defaults.beam_size
                 with open_dict(cfg):
                     cfg.trainer = OmegaConf.merge(cfg.trainer, defaults)
-                settings = global_settings(cfg, trainer.oracle)
-            trainer.global_settings = settings
+                objective = build_objective(cfg, trainer.oracle, trainer.rng)
+            trainer.objective = objective
             timing.take()
             global_stats = trainer.train_epoch(args.epoch)
             shares["global training"] = split(timing.take(), global_stats["seconds"], global_stats["oracle_seconds"])
@@ -169,7 +171,7 @@ def main() -> None:
     if "plain" in timings:
         result["completion_ratio"] = round(timings[args.beam] / timings["plain"], 2)
     if global_stats is not None:
-        gs = trainer.global_settings
+        gs = trainer.objective.settings
         result.update(
             global_settings=f"beam {gs.beam_size}, {gs.update}, {gs.loss}, restart={gs.restart}",
             global_train_seconds=round(global_stats["seconds"], 2),

@@ -52,7 +52,7 @@ from nparse.io.data import Vocabs  # noqa: E402
 from nparse.models.parser import ParserModel  # noqa: E402
 from nparse.paths import CONF_DIR, PROJECT_ROOT  # noqa: E402
 from nparse.systems import make_oracle, make_system  # noqa: E402
-from nparse.training.trainer import prepare_examples  # noqa: E402
+from nparse.training.data import prepare_examples  # noqa: E402
 
 SHARED = PROJECT_ROOT.parent / "shared" / "data" / "ud"
 BUNDLED_DEV = PROJECT_ROOT / "data" / "ud" / "en_ewt" / "en_ewt-ud-dev.conllu"

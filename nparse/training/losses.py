@@ -6,10 +6,15 @@ transition loops ran without autograd on the same first-layer table, see models/
 
 from __future__ import annotations
 
+from typing import Callable
+
 import numpy as np
 import torch
+from torch.nn import functional as F
 
 from ..decoding.completion import Completion
+from ..io.data import Batch
+from ..models.parser import ParserModel
 from ..models.scorer import TransitionScorer
 from .global_loop import GlobalRecord
 from .local import NEG_INF, Steps
@@ -115,3 +120,37 @@ def global_loss(
         mask[i, : len(x)] = True
     padded = padded.masked_scatter(mask.to(table.device), scores)
     return (torch.logsumexp(padded, 1) - padded[:, 0]).sum()
+
+
+def label_loss(model: ParserModel, vectors: torch.Tensor, batch: Batch) -> torch.Tensor:
+    """Cross-entropy of the gold labels on the gold arcs (labels are predicted after parsing)."""
+    arcs, labels = [], []
+    for b, e in enumerate(batch.examples):
+        off = b * batch.width
+        for d in range(1, len(e) + 1):
+            if e.labels[d] >= 0:
+                arcs.append((off + e.sent.heads[d], off + d))
+                labels.append(e.labels[d])
+    if not arcs:
+        return vectors.sum() * 0.0
+    scores = model.label_scores(vectors, arcs)
+    return F.cross_entropy(scores, torch.tensor(labels, device=model.device), reduction="sum")
+
+
+def tag_loss(model: ParserModel, vectors: torch.Tensor, batch: Batch) -> torch.Tensor:
+    """Cross-entropy of the gold UPOS of every word that has one (0 without a tagger)."""
+    if model.tagger is None:
+        return vectors.sum() * 0.0
+    gold = batch.upos.to(model.device)
+    unknown = model.vocabs.upos.index("_") if "_" in model.vocabs.upos else -1
+    mask = (gold >= 3) & (gold != unknown)
+    mask[:, 0] = False
+    if not bool(mask.any()):
+        return vectors.sum() * 0.0
+    return F.cross_entropy(model.tagger(vectors[mask]), gold[mask], reduction="sum")
+
+
+# Local (greedy) transition losses by ``trainer.local_loss``: (scorer, table, recorded steps) -> summed loss.
+LOCAL_LOSSES: dict[str, Callable[[TransitionScorer, torch.Tensor, Steps], torch.Tensor]] = {
+    "hinge": hinge_loss,
+}

@@ -9,12 +9,10 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 import random
 import signal
 import time
 from collections import Counter
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -23,268 +21,27 @@ from omegaconf import DictConfig, OmegaConf
 from tqdm import tqdm
 
 from .. import checkpoint
-from ..api import model_from_state, pick_device
-from ..io.conllu import Sentence, iter_conllu, read_conllu, tree_problem, write_conllu
-from ..io.data import Example, Vocabs, bucket_batches, collate, encode
-from ..models.encoder import extend_with_pretrained
+from ..checkpoint import model_from_state
+from ..decoding.decode import decode_sentences, parsed_sentence
+from ..decoding.settings import DecodeSettings
 from ..eval.scores import Scores, score
-from ..models.parser import ParserModel
+from ..io.conllu import Sentence, write_conllu
+from ..io.data import Vocabs, bucket_batches, collate
+from ..models.encoder import extend_with_pretrained
+from ..models.parser import PRECISIONS, ParserModel
 from ..paths import resolve_path
-from ..systems import Oracle, StaticOracle, make_oracle, make_system
-from ..systems.factors import factor_mask
+from ..runtime import cpu_threads, pick_device
+from ..systems import make_oracle, make_system
+from .data import load_data, prepare_examples
 from .distributed import Ranks, barrier, gather_counters, sum_gradients, total
-from .global_loop import LOSSES, RESTART_FROM, UPDATES, GlobalSettings
+from .objectives import build_objective
+from .resume import STOP_SIGNALS, Preempted, resumed_config
+from .settings import check_settings, oracle_options, system_options
 
 log = logging.getLogger("nparse.train")
 
-ORACLE_TRAINING_KEYS = ("name", "explore_p", "explore_from_epoch")
-# Per-epoch statistics drawn in TensorBoard under train/ (greedy or global training).
-TRAIN_CURVES = (
-    "transitions_per_sentence", "exploration_rate", "error_rate", "explore_p", "oracle_share",
-    "beam_size", "updates_per_sentence", "derivation_share_updated", "end_reached",
-)  # fmt: skip
-
-
-@dataclass
-class Data:
-    train: list[Sentence]
-    dev: list[Sentence]
-    test: list[Sentence]
-    skipped: list[tuple[str, str]]  # (sent_id, reason)
-
-
-def load_data(cfg: DictConfig) -> Data:
-    """Read train/dev/test; training sentences that are not single-rooted trees are skipped."""
-    train_path = resolve_path(cfg.data.train, "data.train")
-    limit = int(cfg.data.get("max_train_sentences") or 0)
-    train, skipped = [], []
-    for sent in iter_conllu(train_path):
-        problem = tree_problem(sent.heads)
-        if problem:
-            skipped.append((sent.name, f"not a single-rooted tree: {problem}"))
-        else:
-            train.append(sent)
-            if len(train) == limit:
-                break
-    dev = read_conllu(resolve_path(cfg.data.dev, "data.dev")) if cfg.data.get("dev") else []
-    test = read_conllu(resolve_path(cfg.data.test, "data.test")) if cfg.data.get("test") else []
-    return Data(train, dev, test, skipped)
-
-
-def prepare_examples(sents: list[Sentence], vocabs: Vocabs, oracle: Oracle, skipped: list) -> list[Example]:
-    """Encode training sentences and let the oracle precompute; refused trees go to ``skipped``."""
-    examples = []
-    fallbacks: list[str] = []
-    for sent in tqdm(sents, desc="oracle data", unit="sent", leave=False, disable=None):
-        ex = encode(sent, vocabs)
-        ex.gold = oracle.prepare(sent.heads)
-        if ex.gold is None:
-            skipped.append((sent.name, f"not covered by the {oracle.system.name} {oracle.name} oracle"))
-        else:
-            examples.append(ex)
-            if getattr(ex.gold, "fallback", False):
-                fallbacks.append(sent.name)
-    if fallbacks:
-        log.warning(
-            "oracle %s: search over the time limit (oracle.time_limit) on %d sentence(s), trained with the "
-            "LAZY sequence instead: %s",
-            oracle.name,
-            len(fallbacks),
-            ", ".join(fallbacks[:20]) + (" ..." if len(fallbacks) > 20 else ""),
-        )
-    return examples
-
-
-def system_options(cfg: DictConfig) -> dict[str, Any]:
-    return {k: v for k, v in OmegaConf.to_container(cfg.system, resolve=True).items()}  # type: ignore[union-attr]
-
-
-def oracle_options(cfg: DictConfig) -> dict[str, Any]:
-    opts = OmegaConf.to_container(cfg.oracle, resolve=True)
-    return {k: v for k, v in opts.items() if k not in ORACLE_TRAINING_KEYS}  # type: ignore[union-attr]
-
-
-def global_settings(cfg: DictConfig, oracle: Oracle) -> GlobalSettings:
-    """The beam-training settings of ``trainer=global``; combinations that make no sense stop here."""
-    tc = cfg.trainer
-    settings = GlobalSettings(
-        beam_size=int(tc.beam_size),
-        update=str(tc["update"]),
-        loss=str(tc.global_loss),
-        restart=bool(tc.restart),
-        restart_from=str(tc.restart_from),
-    )
-    for key, value, choices in (
-        ("trainer.update", settings.update, UPDATES),
-        ("trainer.global_loss", settings.loss, LOSSES),
-        ("trainer.restart_from", settings.restart_from, RESTART_FROM),
-    ):
-        if value not in choices:
-            raise ValueError(f"{key}={value}: choose one of {', '.join(choices)}")
-    if settings.beam_size < 1:
-        raise ValueError(f"trainer.beam_size={settings.beam_size}: must be at least 1")
-    where = f"oracle={oracle.name} (system={oracle.system.name})"
-    if settings.restart and isinstance(oracle, StaticOracle):
-        raise ValueError(
-            f"trainer.restart=true with {where}: a static oracle is defined only along its own "
-            "sequence, so there is nothing to restart from; use a dynamic or non-deterministic oracle"
-        )
-    if settings.restart and settings.update == "full":
-        raise ValueError(
-            "trainer.restart=true with trainer.update=full: a full update decodes to the end, nothing is left to restart"
-        )
-    if settings.restart_from == "negative" and not settings.restart:
-        raise ValueError("trainer.restart_from=negative needs trainer.restart=true")
-    if settings.restart_from == "negative" and not oracle.complete:
-        raise ValueError(
-            f"trainer.restart_from=negative with {where}: restarting from the negative example needs an "
-            "oracle defined in every configuration (a dynamic oracle)"
-        )
-    return settings
-
-
-def check_reachable(settings: GlobalSettings | None, examples: list[Example], oracle: Oracle) -> None:
-    """The softmax loss with full updates is the likelihood of the gold derivation: refuse it when
-    some training tree cannot be built by the system (its correct derivations end elsewhere)."""
-    if settings is None or settings.loss != "softmax" or settings.update != "full":
-        return
-    missing = [e.sent.name for e in examples if not oracle.reaches(e.gold)]  # type: ignore[arg-type]
-    if missing:
-        raise ValueError(
-            f"trainer.global_loss=softmax with trainer.update=full: {len(missing)} training trees "
-            f"({', '.join(missing[:3])}{', ...' if len(missing) > 3 else ''}) cannot be built by "
-            f"system={oracle.system.name}, so the gold derivation is unreachable; use trainer.update=early "
-            "or max_violation, or a system that builds every tree"
-        )
-
-
-def check_completion(cfg: DictConfig, settings: GlobalSettings | None) -> None:
-    """The completion model is trained by the global loss; decoder=mst needs its arc factor."""
-    factors = list((cfg.model.get("completion") or {}).get("factors") or [])
-    mask = factor_mask(factors)
-    if mask and settings is None:
-        raise ValueError(
-            f"model.completion.factors={factors} needs trainer=global: the factors are trained "
-            "with the global loss of beam training (e.g. +exp=completion_2a)"
-        )
-    if cfg.decoder.get("name") == "mst" and not mask & 1:
-        raise ValueError(
-            "decoder=mst decodes the completion model's first-order factor: set "
-            "model.completion.factors to a list with 1 (e.g. [1,2a]) and trainer=global"
-        )
-
-
-def cpu_threads(setting: int | None) -> int:
-    """Torch CPU threads: ``trainer.threads`` when set, else the CPUs this job was given
-    (``SLURM_CPUS_PER_TASK``, then ``OMP_NUM_THREADS`` when the user set it, then the affinity
-    mask): more threads than CPUs spin against each other and run many times slower."""
-    if setting:
-        return int(setting)
-    for variable in ("SLURM_CPUS_PER_TASK", "OMP_NUM_THREADS"):
-        value = os.environ.get(variable, "")
-        if value.isdigit() and int(value) > 0:
-            return int(value)
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # not on Linux
-        return os.cpu_count() or 1
-
-
-class Preempted(Exception):
-    """Training stopped on SIGTERM/SIGUSR1/SIGINT (Ctrl-C) after writing last.pt; a rerun with
-    trainer.resume=auto (or the path) goes on from there."""
-
-    def __init__(self, message: str, signum: int | None = None):
-        super().__init__(message)
-        self.signum = signum
-
-
-STOP_SIGNALS = (signal.SIGTERM, signal.SIGUSR1, signal.SIGINT)
-PRECISIONS = ("fp32", "bf16", "fp16")
-
-
-# Keys an override may change when resuming: how the run goes on, not what it trains.
-RESUME_HARMLESS = (
-    "trainer.epochs", "trainer.device", "trainer.threads", "trainer.log_every", "trainer.checkpoint_every",
-    "trainer.precision", "trainer.resume", "decoder.batch_size", "decoder.batch_tokens",
-)  # fmt: skip
-
-
-def _leaves(cfg: Any, prefix: str = "") -> dict[str, Any]:
-    if isinstance(cfg, dict):
-        out: dict[str, Any] = {}
-        for k, v in cfg.items():
-            out.update(_leaves(v, f"{prefix}{k}."))
-        return out
-    return {prefix[:-1]: cfg}
-
-
-def resumed_config(saved: dict, current: DictConfig, overrides: list[str] | None) -> tuple[DictConfig, list[str]]:
-    """The run's own saved config, with the harmless changes of ``current`` applied (logged).
-
-    ``overrides`` are the command line's (Hydra's task overrides): only their keys count as
-    asked for. Without them (a config built in code) every key of ``current`` does. A change of
-    what is trained (data, system, oracle, model, training settings, preset) is refused.
-    Returns the config and the changes applied, for the log."""
-    now = _leaves(OmegaConf.to_container(current, resolve=True))
-    before = _leaves(saved)
-    if overrides is None:
-        asked = [k for k in now if k in before or k.startswith(("trainer.", "data."))]
-    else:
-        asked = []
-        for item in overrides:
-            key, _, value = item.lstrip("+~").partition("=")
-            if key == "exp":
-                if value != saved.get("exp_name"):
-                    raise ValueError(
-                        f"trainer.resume: +exp={value} is not the preset of the run being resumed "
-                        f"({saved.get('exp_name')}); drop it to resume, or start a new run"
-                    )
-                continue
-            if not key.startswith("hydra."):
-                asked.append(key)
-    out = OmegaConf.create(saved)
-    notes = []
-    for key in asked:
-        if key not in now or now[key] == before.get(key):
-            continue
-        if key in RESUME_HARMLESS:
-            OmegaConf.update(out, key, now[key], force_add=True)
-            notes.append(f"{key}={now[key]} (the run had {before.get(key)})")
-        else:
-            raise ValueError(
-                f"trainer.resume: {key}={now[key]} would change what the run trains (it was trained with "
-                f"{key}={before.get(key)}); resuming takes the run's own config, so drop the override, or "
-                "start a new run (trainer.init_from to start from its weights)"
-            )
-    return out, notes
-
-
-# (key, smallest value) of the integer settings checked before anything is loaded.
-INTEGER_SETTINGS = (
-    ("trainer.epochs", 1), ("trainer.batch_size", 1), ("trainer.batch_tokens", 0), ("trainer.seed", None),
-    ("trainer.log_every", 1), ("trainer.checkpoint_every", 0), ("trainer.threads", 0),
-    ("decoder.batch_size", 1), ("decoder.batch_tokens", 0), ("decoder.beam_size", 1),
-    ("data.max_train_sentences", 1),
-)  # fmt: skip
-
-
-def check_settings(cfg: DictConfig) -> None:
-    """Values that cannot work stop the run at once, with the key named (not after loading data,
-    not as a traceback)."""
-    if not cfg.data.get("train"):
-        raise ValueError("data.train is not set: give a CoNLL-U file (data.train=PATH) or a data preset (data=en_ewt)")
-    for key, least in INTEGER_SETTINGS:
-        value = OmegaConf.select(cfg, key)
-        if value is None and key in ("data.max_train_sentences", "trainer.batch_tokens", "decoder.batch_tokens"):
-            continue
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise ValueError(f"{key}={value}: expected an integer")
-        if least is not None and value < least:
-            raise ValueError(f"{key}={value}: must be at least {least}")
-    lr = OmegaConf.select(cfg, "trainer.lr")
-    if isinstance(lr, bool) or not isinstance(lr, (int, float)) or lr <= 0:
-        raise ValueError(f"trainer.lr={lr}: expected a positive number")
+# Per-epoch statistics drawn in TensorBoard under train/ besides the objective's own.
+TRAIN_CURVES = ("oracle_share",)
 
 
 class NoWriter:
@@ -335,8 +92,8 @@ class Trainer:
         self.data = load_data(cfg)
         self.system = make_system(**system_options(cfg))
         self.oracle = make_oracle(self.system, cfg.oracle.name, **oracle_options(cfg))
-        self.global_settings = global_settings(cfg, self.oracle) if tc.get("name") == "global" else None
-        check_completion(cfg, self.global_settings)
+        self.objective = build_objective(cfg, self.oracle, self.rng)
+        self.objective.check_config(cfg)
         self.epoch = 0
         self.best_las = -1.0
         self.history: list[dict] = []
@@ -362,9 +119,9 @@ class Trainer:
                     else " (the file is empty)"
                 )
             )
-        check_reachable(self.global_settings, self.train_examples, self.oracle)
+        self.objective.check_examples(self.train_examples)
         self.optimizer = torch.optim.Adam(self.model.parameters(), lr=tc.lr, betas=tuple(tc.betas))
-        self.model.precision = self.precision
+        self.model.set_precision(self.precision)
         # fp16 gradients underflow without loss scaling; bf16 has float32's range and needs none.
         self.scaler = torch.amp.GradScaler(self.device.type, enabled=self.precision == "fp16")
         if resume:
@@ -474,12 +231,6 @@ class Trainer:
         torch.set_rng_state(state["torch"].cpu())
 
     # -- training ---------------------------------------------------------------------------
-    def explore_p(self, epoch: int) -> float:
-        oc = self.cfg.oracle
-        if not self.oracle.complete or epoch < int(oc.get("explore_from_epoch", 1)):
-            return 0.0
-        return float(oc.get("explore_p", 0.0))
-
     def train_epoch(self, epoch: int) -> dict[str, float]:
         tc = self.cfg.trainer
         self.model.train()
@@ -497,7 +248,7 @@ class Trainer:
             batched = bucket_batches(self.train_examples, tc.batch_size, self.rng, int(tc.get("batch_tokens") or 0))
             order, done = [[index[id(e)] for e in b] for b in batched], 0
         batches = [[self.train_examples[i] for i in b] for b in order]
-        explore_p = self.explore_p(epoch)
+        self.objective.start_epoch(epoch)
         every = int(tc.get("checkpoint_every") or 0)
         # An update takes ``world`` consecutive batches, one per rank (see distributed.py).
         world, rank = self.ranks.world, self.ranks.rank
@@ -513,7 +264,7 @@ class Trainer:
             self.optimizer.zero_grad(set_to_none=True)
             value = 0.0
             if batch_examples:
-                loss, counts, taken = self._train_batch(collate(batch_examples), explore_p)
+                loss, counts, taken = self.objective.batch_loss(self.model, collate(batch_examples))
                 self.scaler.scale(loss / group_tokens).backward()
                 value = float(loss.detach())
                 totals.update({"loss": value, "sents": len(batch_examples), "tokens": tokens, **counts})
@@ -566,41 +317,12 @@ class Trainer:
             "oracle_seconds": totals["oracle"],
             "oracle_share": totals["oracle"] / seconds,
         }
-        if self.global_settings is None:
-            stats.update(
-                transitions_per_sentence=totals["transitions"] / sents,
-                error_rate=totals["errors"] / max(totals["transitions"], 1),
-                exploration_rate=totals["explored"] / max(totals["transitions"], 1),
-                explore_p=explore_p,
-            )
-        else:
-            stats.update(
-                beam_size=self.global_settings.beam_size,
-                updates_per_sentence=totals["updates"] / sents,
-                derivation_share_updated=totals["covered"] / sents,
-                end_reached=totals["reached_end"] / sents,
-            )
-            if totals["stuck"]:
-                log.warning("%d sentences had no correct transition left (oracle dead end)", totals["stuck"])
+        stats.update(self.objective.epoch_stats(totals, totals["sents"]))
+        if totals["stuck"]:
+            log.warning("%d sentences had no correct transition left (oracle dead end)", totals["stuck"])
         for name, count in sorted(actions.items()):
             stats[f"{name}_per_sentence"] = count / sents
         return stats
-
-    def _train_batch(self, batch, explore_p: float) -> tuple[torch.Tensor, dict[str, float], Counter]:
-        """Loss, counters and transitions taken of one batch, greedy or global."""
-        if self.global_settings is None:
-            loss, steps = self.model.train_step(batch, self.oracle, explore_p, self.rng)
-            counts = {
-                "transitions": len(steps.rows), "errors": steps.errors, "explored": steps.explored,
-                "oracle": steps.oracle_seconds,
-            }  # fmt: skip
-            return loss, counts, steps.actions
-        loss, rec = self.model.global_train_step(batch, self.oracle, self.global_settings)
-        counts = {
-            "updates": rec.violations, "covered": rec.covered, "reached_end": rec.reached_end,
-            "stuck": rec.stuck, "oracle": rec.oracle_seconds,
-        }  # fmt: skip
-        return loss, counts, rec.actions
 
     def _log_window(self, window: dict, bar) -> None:
         """TensorBoard points for the batches since the last point."""
@@ -613,12 +335,8 @@ class Trainer:
         bar.set_postfix(loss=f"{loss:.3f}", sent_s=f"{window['sents'] / elapsed:.0f}")
 
     def evaluate(self, sents: list[Sentence], out_path: Path | None) -> Scores:
-        from ..api import Parser, parsed_sentence
-
-        dc = self.cfg.decoder
-        parser = Parser(self.model, {"decoder": OmegaConf.to_container(dc, resolve=True)})
-        decoder = "mst" if dc.get("name") == "mst" else "beam"
-        best = [p[0] for p in parser.parse_nbest(sents, dc.beam_size, 1, dc.batch_size, decoder=decoder)]
+        settings = DecodeSettings.from_config(OmegaConf.to_container(self.cfg.decoder, resolve=True))  # type: ignore[arg-type]
+        best = [p[0] for p in decode_sentences(self.model, sents, settings)]
         if out_path is not None:
             parsed = [parsed_sentence(s, p) for s, p in zip(sents, best)]
             write_conllu(parsed, out_path, [p.heads for p in best], [p.labels for p in best])
@@ -701,7 +419,7 @@ class Trainer:
                 record.update({f"dev_{k}": v for k, v in dev.as_dict().items() if k != "words_nopunct"})
                 self.writer.add_scalar("dev/uas", dev.uas, epoch)
                 self.writer.add_scalar("dev/las", dev.las, epoch)
-            for key in TRAIN_CURVES:
+            for key in TRAIN_CURVES + self.objective.curves:
                 if key in stats:
                     self.writer.add_scalar(f"train/{key}", stats[key], epoch)
             for key, value in stats.items():

@@ -1,0 +1,158 @@
+"""Decoding a trained network: batches of sentences to labelled trees.
+
+The network (``models.parser.ParserModel``) only computes: BiLSTM vectors, the transition
+scorer's table, label, tag and factor scores. This module runs the decoders on them: the batched
+beam search (greedy is one item), or the maximum spanning tree of the first-order factor, then
+labels every arc of every tree in one labeler call.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Sequence
+
+import torch
+from tqdm import tqdm
+
+from ..io.conllu import Sentence, with_comments
+from ..io.data import Batch, bucket_batches, collate, encode
+from ..models.parser import ParserModel
+from ..systems.base import NONE, single_rooted
+from .beam import beam_search
+from .completion import Completion
+from .mst import mst_heads
+from .settings import DecodeSettings
+
+ROOT_LABEL = "root"  # the DEPREL of the root's dependent in UD
+
+
+@dataclass
+class Parse:
+    """One parse of a sentence: heads and labels (index 0 is the root) and its derivation score."""
+
+    heads: list[int]
+    labels: list[str]
+    score: float
+    tags: list[str] | None = None  # predicted UPOS (index 0 is the root) of a model with a tagger
+
+
+def completion_for(model: ParserModel, vectors: torch.Tensor, lengths: list[int]) -> Completion | None:
+    """The completion model's tables for one batch (None without factors)."""
+    if model.completion is None:
+        return None
+    with model.autocast():
+        built = Completion.build(model.completion, vectors, lengths)
+    built.table = built.table.float()
+    return built
+
+
+@torch.no_grad()
+def decode_batch(model: ParserModel, batch: Batch, settings: DecodeSettings) -> list[list[Parse]]:
+    """The ``settings.nbest`` best distinct trees of every sentence of the batch, best first."""
+    lengths = [len(e) for e in batch.examples]
+    if settings.decoder == "mst":
+        vectors, _ = model.encode(batch, with_table=False)
+        return label_trees(model, vectors, batch.width, mst_trees(model, vectors, lengths))
+    vectors, table = model.encode(batch)
+    layout = model.layout(batch.width)
+    beams = beam_search(
+        layout, model.scorer, table, lengths, settings.beam_size, completion_for(model, vectors, lengths)
+    )
+    trees: list[list[tuple[list[int], float]]] = []
+    for beam in beams:
+        seen: dict[tuple[int, ...], float] = {}
+        for heads, score in zip(beam.heads, beam.scores):
+            seen.setdefault(tuple(single_rooted(heads)), score)
+            if len(seen) == settings.nbest:
+                break
+        trees.append([(list(h), s) for h, s in seen.items()])
+    return label_trees(model, vectors, batch.width, trees)
+
+
+def decode_sentences(
+    model: ParserModel, sentences: Sequence[Sentence], settings: DecodeSettings, progress: bool = False
+) -> list[list[Parse]]:
+    """Every sentence's parses, in input order, parsed in length-bucketed batches."""
+    examples = [encode(s, model.vocabs) for s in sentences]
+    index = {id(e): k for k, e in enumerate(examples)}
+    results: list = [None] * len(examples)
+    batches = bucket_batches(examples, settings.batch_size, max_tokens=settings.batch_tokens)
+    bar = tqdm(total=len(examples), unit="sent", disable=not progress, leave=False)
+    model.eval()
+    for batch in batches:
+        for e, res in zip(batch, decode_batch(model, collate(batch), settings)):
+            results[index[id(e)]] = res
+        bar.update(len(batch))
+    bar.close()
+    return results
+
+
+def mst_trees(model: ParserModel, vectors: torch.Tensor, lengths: list[int]) -> list[list[tuple[list[int], float]]]:
+    """The best single-rooted tree of every sentence under the first-order factor alone."""
+    if model.completion is None or not model.has_arc_factor:
+        raise ValueError(
+            "decoder=mst needs a model with the first-order factor: train with "
+            "model.completion.factors containing 1 (e.g. +exp=completion_2a)"
+        )
+    trees = []
+    for n, sentence_scores in zip(lengths, model.completion.arc_scores(vectors, lengths)):
+        scores = sentence_scores.double().cpu().numpy()
+        heads = mst_heads(scores)
+        heads[0] = NONE
+        trees.append([(heads, float(scores[heads[1:], range(1, n + 1)].sum()))])
+    return trees
+
+
+def label_trees(
+    model: ParserModel, vectors: torch.Tensor, width: int, trees: list[list[tuple[list[int], float]]]
+) -> list[list[Parse]]:
+    """Labels of the arcs of every tree, in one labeler call; ``root`` iff the head is the root
+    (UD: the root's dependent and only it is labelled root)."""
+    arcs = [(b * width + h[d], b * width + d) for b, ts in enumerate(trees) for h, _ in ts for d in range(1, len(h))]
+    scores = model.label_scores(vectors, arcs)
+    names = model.vocabs.labels.itos
+    if ROOT_LABEL in names and len(arcs):
+        root = names.index(ROOT_LABEL)
+        to_root = torch.tensor([h[d] == 0 for ts in trees for h, _ in ts for d in range(1, len(h))])
+        scores[~to_root.to(scores.device), root] = float("-inf")
+        scores[to_root.to(scores.device)] = float("-inf")
+        scores[to_root.to(scores.device), root] = 0.0
+    best = scores.argmax(1).tolist()
+    tags = predicted_tags(model, vectors, [len(ts[0][0]) - 1 if ts else 0 for ts in trees])
+    out, k = [], 0
+    for b, ts in enumerate(trees):
+        parses = []
+        for heads, score in ts:
+            n = len(heads) - 1
+            parses.append(Parse(heads, ["_"] + [names[x] for x in best[k : k + n]], score, tags[b]))
+            k += n
+        out.append(parses)
+    return out
+
+
+def predicted_tags(model: ParserModel, vectors: torch.Tensor, lengths: list[int]) -> list[list[str] | None]:
+    """Predicted UPOS of every sentence (index 0: the root), or None without a tagger; never a
+    special symbol or "_"."""
+    if model.tagger is None:
+        return [None] * len(lengths)
+    scores = model.tagger(vectors)  # [B, T, tags]
+    itos = model.vocabs.upos.itos
+    banned = [i for i, t in enumerate(itos) if i < 3 or t == "_"]
+    scores[..., banned] = float("-inf")
+    best = scores.argmax(-1).tolist()
+    return [["<root>"] + [itos[x] for x in best[b][1 : n + 1]] for b, n in enumerate(lengths)]
+
+
+def parsed_sentence(sent: Sentence, parse: Parse) -> Sentence:
+    """The sentence with the parse's HEAD and DEPREL (and its UPOS from a model with a tagger)."""
+    if parse.tags is not None:
+        return replace(sent, heads=parse.heads, deprels=parse.labels, upos=parse.tags, tagged=True)
+    return replace(sent, heads=parse.heads, deprels=parse.labels)
+
+
+def nbest_sentences(sent: Sentence, parses: Sequence[Parse]) -> list[Sentence]:
+    """One copy of the sentence per parse, with ``# nbest = i`` and ``# score = ...`` comments."""
+    return [
+        replace(parsed_sentence(with_comments(sent, [f"# nbest = {i}", f"# score = {p.score:.4f}"]), p), score=p.score)
+        for i, p in enumerate(parses, 1)
+    ]

@@ -1,0 +1,66 @@
+"""Training data: the treebank files read and checked, and encoded with the oracle's precomputation."""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+
+from omegaconf import DictConfig
+from tqdm import tqdm
+
+from ..io.conllu import Sentence, iter_conllu, read_conllu, tree_problem
+from ..io.data import Example, Vocabs, encode
+from ..paths import resolve_path
+from ..systems import Oracle
+
+log = logging.getLogger("nparse.train")
+
+
+@dataclass
+class Data:
+    train: list[Sentence]
+    dev: list[Sentence]
+    test: list[Sentence]
+    skipped: list[tuple[str, str]]  # (sent_id, reason)
+
+
+def load_data(cfg: DictConfig) -> Data:
+    """Read train/dev/test; training sentences that are not single-rooted trees are skipped."""
+    train_path = resolve_path(cfg.data.train, "data.train")
+    limit = int(cfg.data.get("max_train_sentences") or 0)
+    train, skipped = [], []
+    for sent in iter_conllu(train_path):
+        problem = tree_problem(sent.heads)
+        if problem:
+            skipped.append((sent.name, f"not a single-rooted tree: {problem}"))
+        else:
+            train.append(sent)
+            if len(train) == limit:
+                break
+    dev = read_conllu(resolve_path(cfg.data.dev, "data.dev")) if cfg.data.get("dev") else []
+    test = read_conllu(resolve_path(cfg.data.test, "data.test")) if cfg.data.get("test") else []
+    return Data(train, dev, test, skipped)
+
+
+def prepare_examples(sents: list[Sentence], vocabs: Vocabs, oracle: Oracle, skipped: list) -> list[Example]:
+    """Encode training sentences and let the oracle precompute; refused trees go to ``skipped``."""
+    examples = []
+    fallbacks: list[str] = []
+    for sent in tqdm(sents, desc="oracle data", unit="sent", leave=False, disable=None):
+        ex = encode(sent, vocabs)
+        ex.gold = oracle.prepare(sent.heads)
+        if ex.gold is None:
+            skipped.append((sent.name, f"not covered by the {oracle.system.name} {oracle.name} oracle"))
+        else:
+            examples.append(ex)
+            if getattr(ex.gold, "fallback", False):
+                fallbacks.append(sent.name)
+    if fallbacks:
+        log.warning(
+            "oracle %s: search over the time limit (oracle.time_limit) on %d sentence(s), trained with the "
+            "LAZY sequence instead: %s",
+            oracle.name,
+            len(fallbacks),
+            ", ".join(fallbacks[:20]) + (" ..." if len(fallbacks) > 20 else ""),
+        )
+    return examples

@@ -1,0 +1,167 @@
+"""Training objectives: what one batch of training computes, and what an epoch reports.
+
+The network computes; an objective owns the loop over the batch (greedy with an oracle and
+exploration, or beam search with global updates), the loss and its statistics. The trainer
+builds one objective at start-up (``build_objective``) and only calls ``batch_loss`` and
+``epoch_stats``. A new objective is a subclass here plus the config key that selects it.
+"""
+
+from __future__ import annotations
+
+import random
+from abc import ABC, abstractmethod
+from collections import Counter
+from typing import Any
+
+import torch
+from omegaconf import DictConfig
+
+from ..decoding.decode import completion_for
+from ..io.data import Batch, Example
+from ..models.parser import ParserModel
+from ..systems import Oracle
+from ..timing import timed
+from .global_loop import GlobalSearch, GlobalSettings
+from .local import train_loop
+from .losses import LOCAL_LOSSES, global_loss, label_loss, tag_loss
+from .settings import check_completion, check_reachable, global_settings
+
+
+class Objective(ABC):
+    """One way of training the network; ``batch_loss`` returns the batch's summed loss (the
+    trainer divides by its tokens), counters to add up over the epoch, and the transitions taken."""
+
+    # Per-epoch statistics drawn in TensorBoard under train/.
+    curves: tuple[str, ...] = ()
+
+    def __init__(self, oracle: Oracle):
+        self.oracle = oracle
+
+    def start_epoch(self, epoch: int) -> None:
+        """Called before every epoch (schedules)."""
+
+    def check_config(self, cfg: DictConfig) -> None:
+        """Refuse model settings this objective cannot train (before any data is read)."""
+        check_completion(cfg, None)
+
+    def check_examples(self, examples: list[Example]) -> None:
+        """Refuse training data this objective cannot train on."""
+
+    @abstractmethod
+    def batch_loss(self, model: ParserModel, batch: Batch) -> tuple[torch.Tensor, dict[str, float], Counter]: ...
+
+    @abstractmethod
+    def epoch_stats(self, totals: Counter, sentences: int) -> dict[str, float]:
+        """The objective's own statistics of an epoch from its summed counters."""
+
+
+class Greedy(Objective):
+    """Greedy training (Kiperwasser & Goldberg 2016): at every step the oracle's best-scoring
+    correct transition against the wrong ones (``trainer.local_loss``), with exploration of the
+    model's own errors for complete oracles (``oracle.explore_p`` from ``oracle.explore_from_epoch``)."""
+
+    curves = ("transitions_per_sentence", "exploration_rate", "error_rate", "explore_p", "oracle_share")
+
+    def __init__(self, oracle: Oracle, local_loss: str, explore_p: float, explore_from: int, rng: random.Random):
+        super().__init__(oracle)
+        if local_loss not in LOCAL_LOSSES:
+            raise ValueError(f"trainer.local_loss={local_loss}: choose one of {', '.join(LOCAL_LOSSES)}")
+        self.loss = LOCAL_LOSSES[local_loss]
+        self.explore_setting, self.explore_from = explore_p, explore_from
+        self.explore_p = 0.0
+        self.rng = rng
+
+    def start_epoch(self, epoch: int) -> None:
+        on = self.oracle.complete and epoch >= self.explore_from
+        self.explore_p = self.explore_setting if on else 0.0
+
+    def batch_loss(self, model: ParserModel, batch: Batch) -> tuple[torch.Tensor, dict[str, float], Counter]:
+        vectors, table = model.encode(batch)
+        assert table is not None
+        system = model.system
+        configs = [system.initial(len(e)) for e in batch.examples]
+        offsets = [b * batch.width for b in range(len(configs))]
+        golds = [e.gold for e in batch.examples]
+        steps = train_loop(
+            system, self.oracle, model.scorer, table.detach(), configs, golds, offsets, self.explore_p, self.rng
+        )
+        with timed("loss"):
+            loss = self.loss(model.scorer, table, steps) + label_loss(model, vectors, batch)
+            loss = loss + tag_loss(model, vectors, batch)
+        counts = {
+            "transitions": len(steps.rows), "errors": steps.errors, "explored": steps.explored,
+            "oracle": steps.oracle_seconds,
+        }  # fmt: skip
+        return loss, counts, steps.actions
+
+    def epoch_stats(self, totals: Counter, sentences: int) -> dict[str, float]:
+        transitions = max(totals["transitions"], 1)
+        return {
+            "transitions_per_sentence": totals["transitions"] / max(sentences, 1),
+            "error_rate": totals["errors"] / transitions,
+            "exploration_rate": totals["explored"] / transitions,
+            "explore_p": self.explore_p,
+        }
+
+
+class Global(Objective):
+    """Global training with beam search (``global_loop.py``): early, max-violation or full
+    updates with a margin or softmax loss, optionally with restart."""
+
+    curves = ("oracle_share", "beam_size", "updates_per_sentence", "derivation_share_updated", "end_reached")
+
+    def __init__(self, oracle: Oracle, settings: GlobalSettings):
+        super().__init__(oracle)
+        self.settings = settings
+
+    def check_config(self, cfg: DictConfig) -> None:
+        check_completion(cfg, self.settings)
+
+    def check_examples(self, examples: list[Example]) -> None:
+        check_reachable(self.settings, examples, self.oracle)
+
+    def batch_loss(self, model: ParserModel, batch: Batch) -> tuple[torch.Tensor, dict[str, float], Counter]:
+        vectors, table = model.encode(batch)
+        assert table is not None
+        golds = [e.gold for e in batch.examples]
+        lengths = [len(e) for e in batch.examples]
+        completion = completion_for(model, vectors, lengths)
+        search_completion = None if completion is None else completion.detached()
+        rec = GlobalSearch(
+            model.layout(batch.width), self.oracle, model.scorer, table.detach(), golds, lengths, self.settings,
+            search_completion,
+        ).run()  # fmt: skip
+        with timed("loss"):
+            loss = global_loss(model.scorer, table, rec, self.settings.loss, completion)
+            if model.completion is not None and model.arc_loss:
+                loss = loss + model.completion.head_loss(vectors, lengths, [e.sent.heads for e in batch.examples])
+            loss = loss + label_loss(model, vectors, batch) + tag_loss(model, vectors, batch)
+        counts = {
+            "updates": rec.violations, "covered": rec.covered, "reached_end": rec.reached_end,
+            "stuck": rec.stuck, "oracle": rec.oracle_seconds,
+        }  # fmt: skip
+        return loss, counts, rec.actions
+
+    def epoch_stats(self, totals: Counter, sentences: int) -> dict[str, float]:
+        sents = max(sentences, 1)
+        return {
+            "beam_size": self.settings.beam_size,
+            "updates_per_sentence": totals["updates"] / sents,
+            "derivation_share_updated": totals["covered"] / sents,
+            "end_reached": totals["reached_end"] / sents,
+        }
+
+
+def build_objective(cfg: DictConfig, oracle: Oracle, rng: random.Random) -> Objective:
+    """The objective of ``trainer.name`` (greedy or global) with its settings checked."""
+    tc: Any = cfg.trainer
+    if tc.get("name") == "global":
+        return Global(oracle, global_settings(cfg, oracle))
+    oc: Any = cfg.oracle
+    return Greedy(
+        oracle,
+        str(tc.get("local_loss") or "hinge"),
+        float(oc.get("explore_p", 0.0)),
+        int(oc.get("explore_from_epoch", 1)),
+        rng,
+    )

@@ -1,0 +1,77 @@
+"""Preemption and resume: the exception a stopped run raises, and the config a resumed run takes."""
+
+from __future__ import annotations
+
+import signal
+from typing import Any
+
+from omegaconf import DictConfig, OmegaConf
+
+
+class Preempted(Exception):
+    """Training stopped on SIGTERM/SIGUSR1/SIGINT (Ctrl-C) after writing last.pt; a rerun with
+    trainer.resume=auto (or the path) goes on from there."""
+
+    def __init__(self, message: str, signum: int | None = None):
+        super().__init__(message)
+        self.signum = signum
+
+
+STOP_SIGNALS = (signal.SIGTERM, signal.SIGUSR1, signal.SIGINT)
+
+
+# Keys an override may change when resuming: how the run goes on, not what it trains.
+RESUME_HARMLESS = (
+    "trainer.epochs", "trainer.device", "trainer.threads", "trainer.log_every", "trainer.checkpoint_every",
+    "trainer.precision", "trainer.resume", "decoder.batch_size", "decoder.batch_tokens",
+)  # fmt: skip
+
+
+def _leaves(cfg: Any, prefix: str = "") -> dict[str, Any]:
+    if isinstance(cfg, dict):
+        out: dict[str, Any] = {}
+        for k, v in cfg.items():
+            out.update(_leaves(v, f"{prefix}{k}."))
+        return out
+    return {prefix[:-1]: cfg}
+
+
+def resumed_config(saved: dict, current: DictConfig, overrides: list[str] | None) -> tuple[DictConfig, list[str]]:
+    """The run's own saved config, with the harmless changes of ``current`` applied (logged).
+
+    ``overrides`` are the command line's (Hydra's task overrides): only their keys count as
+    asked for. Without them (a config built in code) every key of ``current`` does. A change of
+    what is trained (data, system, oracle, model, training settings, preset) is refused.
+    Returns the config and the changes applied, for the log."""
+    now = _leaves(OmegaConf.to_container(current, resolve=True))
+    before = _leaves(saved)
+    if overrides is None:
+        asked = [k for k in now if k in before or k.startswith(("trainer.", "data."))]
+    else:
+        asked = []
+        for item in overrides:
+            key, _, value = item.lstrip("+~").partition("=")
+            if key == "exp":
+                if value != saved.get("exp_name"):
+                    raise ValueError(
+                        f"trainer.resume: +exp={value} is not the preset of the run being resumed "
+                        f"({saved.get('exp_name')}); drop it to resume, or start a new run"
+                    )
+                continue
+            if not key.startswith("hydra."):
+                asked.append(key)
+    out = OmegaConf.create(saved)
+    notes = []
+    for key in asked:
+        if key not in now or now[key] == before.get(key):
+            continue
+        if key in RESUME_HARMLESS:
+            OmegaConf.update(out, key, now[key], force_add=True)
+            notes.append(f"{key}={now[key]} (the run had {before.get(key)})")
+        else:
+            raise ValueError(
+                f"trainer.resume: {key}={now[key]} would change what the run trains (it was trained with "
+                f"{key}={before.get(key)}); resuming takes the run's own config, so drop the override, or "
+                "start a new run (trainer.init_from to start from its weights)"
+            )
+    return out, notes

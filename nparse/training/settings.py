@@ -1,0 +1,121 @@
+"""Settings checks: values and combinations of the training config that cannot work stop the run
+at once, with the keys named (not after loading data, not as a traceback)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from omegaconf import DictConfig, OmegaConf
+
+from ..io.data import Example
+from ..systems import Oracle, StaticOracle
+from ..systems.factors import factor_mask
+from .global_loop import LOSSES, RESTART_FROM, UPDATES, GlobalSettings
+
+ORACLE_TRAINING_KEYS = ("name", "explore_p", "explore_from_epoch")
+
+
+def system_options(cfg: DictConfig) -> dict[str, Any]:
+    return {k: v for k, v in OmegaConf.to_container(cfg.system, resolve=True).items()}  # type: ignore[union-attr]
+
+
+def oracle_options(cfg: DictConfig) -> dict[str, Any]:
+    opts = OmegaConf.to_container(cfg.oracle, resolve=True)
+    return {k: v for k, v in opts.items() if k not in ORACLE_TRAINING_KEYS}  # type: ignore[union-attr]
+
+
+def global_settings(cfg: DictConfig, oracle: Oracle) -> GlobalSettings:
+    """The beam-training settings of ``trainer=global``; combinations that make no sense stop here."""
+    tc = cfg.trainer
+    settings = GlobalSettings(
+        beam_size=int(tc.beam_size),
+        update=str(tc["update"]),
+        loss=str(tc.global_loss),
+        restart=bool(tc.restart),
+        restart_from=str(tc.restart_from),
+    )
+    for key, value, choices in (
+        ("trainer.update", settings.update, UPDATES),
+        ("trainer.global_loss", settings.loss, LOSSES),
+        ("trainer.restart_from", settings.restart_from, RESTART_FROM),
+    ):
+        if value not in choices:
+            raise ValueError(f"{key}={value}: choose one of {', '.join(choices)}")
+    if settings.beam_size < 1:
+        raise ValueError(f"trainer.beam_size={settings.beam_size}: must be at least 1")
+    where = f"oracle={oracle.name} (system={oracle.system.name})"
+    if settings.restart and isinstance(oracle, StaticOracle):
+        raise ValueError(
+            f"trainer.restart=true with {where}: a static oracle is defined only along its own "
+            "sequence, so there is nothing to restart from; use a dynamic or non-deterministic oracle"
+        )
+    if settings.restart and settings.update == "full":
+        raise ValueError(
+            "trainer.restart=true with trainer.update=full: a full update decodes to the end, nothing is left to restart"
+        )
+    if settings.restart_from == "negative" and not settings.restart:
+        raise ValueError("trainer.restart_from=negative needs trainer.restart=true")
+    if settings.restart_from == "negative" and not oracle.complete:
+        raise ValueError(
+            f"trainer.restart_from=negative with {where}: restarting from the negative example needs an "
+            "oracle defined in every configuration (a dynamic oracle)"
+        )
+    return settings
+
+
+def check_reachable(settings: GlobalSettings | None, examples: list[Example], oracle: Oracle) -> None:
+    """The softmax loss with full updates is the likelihood of the gold derivation: refuse it when
+    some training tree cannot be built by the system (its correct derivations end elsewhere)."""
+    if settings is None or settings.loss != "softmax" or settings.update != "full":
+        return
+    missing = [e.sent.name for e in examples if not oracle.reaches(e.gold)]  # type: ignore[arg-type]
+    if missing:
+        raise ValueError(
+            f"trainer.global_loss=softmax with trainer.update=full: {len(missing)} training trees "
+            f"({', '.join(missing[:3])}{', ...' if len(missing) > 3 else ''}) cannot be built by "
+            f"system={oracle.system.name}, so the gold derivation is unreachable; use trainer.update=early "
+            "or max_violation, or a system that builds every tree"
+        )
+
+
+def check_completion(cfg: DictConfig, settings: GlobalSettings | None) -> None:
+    """The completion model is trained by the global loss; decoder=mst needs its arc factor."""
+    factors = list((cfg.model.get("completion") or {}).get("factors") or [])
+    mask = factor_mask(factors)
+    if mask and settings is None:
+        raise ValueError(
+            f"model.completion.factors={factors} needs trainer=global: the factors are trained "
+            "with the global loss of beam training (e.g. +exp=completion_2a)"
+        )
+    if cfg.decoder.get("name") == "mst" and not mask & 1:
+        raise ValueError(
+            "decoder=mst decodes the completion model's first-order factor: set "
+            "model.completion.factors to a list with 1 (e.g. [1,2a]) and trainer=global"
+        )
+
+
+# (key, smallest value) of the integer settings checked before anything is loaded.
+INTEGER_SETTINGS = (
+    ("trainer.epochs", 1), ("trainer.batch_size", 1), ("trainer.batch_tokens", 0), ("trainer.seed", None),
+    ("trainer.log_every", 1), ("trainer.checkpoint_every", 0), ("trainer.threads", 0),
+    ("decoder.batch_size", 1), ("decoder.batch_tokens", 0), ("decoder.beam_size", 1),
+    ("data.max_train_sentences", 1),
+)  # fmt: skip
+
+
+def check_settings(cfg: DictConfig) -> None:
+    """Values that cannot work stop the run at once, with the key named (not after loading data,
+    not as a traceback)."""
+    if not cfg.data.get("train"):
+        raise ValueError("data.train is not set: give a CoNLL-U file (data.train=PATH) or a data preset (data=en_ewt)")
+    for key, least in INTEGER_SETTINGS:
+        value = OmegaConf.select(cfg, key)
+        if value is None and key in ("data.max_train_sentences", "trainer.batch_tokens", "decoder.batch_tokens"):
+            continue
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise ValueError(f"{key}={value}: expected an integer")
+        if least is not None and value < least:
+            raise ValueError(f"{key}={value}: must be at least {least}")
+    lr = OmegaConf.select(cfg, "trainer.lr")
+    if isinstance(lr, bool) or not isinstance(lr, (int, float)) or lr <= 0:
+        raise ValueError(f"trainer.lr={lr}: expected a positive number")
