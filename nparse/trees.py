@@ -76,3 +76,36 @@ def projective_order(heads: list[int]) -> list[int]:
 def previous_word_baseline(n: int) -> list[int]:
     """Heads of the attach-to-previous-word baseline (word 1 attaches to the root)."""
     return [-1] + list(range(n))
+
+
+def tree_problem(heads: list[int]) -> str | None:
+    """Why ``heads`` (index 0 = root) is not a single-rooted tree, or None if it is one."""
+    n = len(heads) - 1
+    roots = [d for d in range(1, n + 1) if heads[d] == 0]
+    missing = [d for d in range(1, n + 1) if heads[d] < 0]
+    if missing:
+        return f"word {missing[0]} has no HEAD"
+    if len(roots) != 1:
+        return f"{len(roots)} words attached to the root (expected 1)"
+    state = [0] * (n + 1)  # 0 unvisited, 1 on the current path, 2 reaches the root
+    state[0] = 2
+    for start in range(1, n + 1):
+        path, d = [], start
+        while state[d] == 0:
+            state[d] = 1
+            path.append(d)
+            d = heads[d]
+        if state[d] == 1:
+            return f"cycle through word {d}"
+        for p in path:
+            state[p] = 2
+    return None
+
+
+def is_ancestor(heads: list[int], a: int, w: int) -> bool:
+    """Whether a is w or an ancestor of w in the partial tree ``heads`` (-1: no head)."""
+    while w >= 0:
+        if w == a:
+            return True
+        w = heads[w]
+    return False

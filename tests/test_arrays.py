@@ -7,18 +7,13 @@ import random
 import numpy as np
 import pytest
 
-from nparse.systems import NONE, make_system
+from nparse.systems import NONE, SYSTEMS, make_system
 from nparse.systems.arrays import Layout
 from nparse.systems.base import _all_slots
 
+# Every registered system, with each root placement it supports.
 VARIANTS = [
-    ("archybrid", {"root": "end"}),
-    ("archybrid", {"root": "start"}),
-    ("arceager", {}),
-    ("arcstandard", {}),
-    ("swapstandard", {}),
-    ("twoplanar", {}),
-    ("archybrid_swap", {}),
+    (name, {"root": root} if len(cls.roots) > 1 else {}) for name, cls in SYSTEMS.items() for root in cls.roots
 ]
 
 

@@ -11,15 +11,16 @@ import torch
 from nparse.systems import make_oracle, make_system
 from nparse.systems.arrays import Layout
 from nparse.systems.search import random_tree
-from nparse.training.beam_check import CASES, Case, check_case, random_scorer
+from nparse.systems.verification import Verification
+from nparse.training.beam_check import CASES, check_case, random_scorer
 from nparse.training.global_loop import GlobalSearch, GlobalSettings
 
 
-def size_of(case: Case) -> tuple[int, dict[int, int]]:
+def size_of(case: Verification) -> tuple[int, dict[int, int]]:
     """Trees checked in the suite: every tree up to 4 words and random ones of 5 and 6 (the
     2-Planar dynamic oracle, whose exhaustive search is slow: up to 3, random ones of 4);
     ``tools/check_oracles.py --beam`` checks larger sizes."""
-    if (case.system, case.oracle) == ("twoplanar", "dynamic"):
+    if case.slow_search:
         return 3, {4: 10}
     return 4, {5: 15, 6: 10}
 

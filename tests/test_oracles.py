@@ -14,11 +14,11 @@ import time
 import pytest
 
 from nparse.io.conllu import read_conllu
-from nparse.systems import archybrid_swap, make_oracle, make_system, swapstandard, twoplanar
+from nparse.systems import make_oracle, make_system
 from nparse.systems.arceager import ArcEager, ArcEagerDynamic
-from nparse.systems.archybrid_swap import ArcHybridSwap, ArcHybridSwapDynamic
 from nparse.systems.search import ExactLoss, check_oracle, random_tree, random_walk, small_trees
-from nparse.systems.swapstandard import SWAP, SwapGold, SwapNDAll, SwapNDSW, SwapStandard, can_shift
+from nparse.systems.verification import VERIFICATIONS
+from nparse.systems.swapstandard import SWAP, SwapGold, SwapNDAll, SwapStandard, can_shift
 from nparse.systems.swapstandard_kernels import can_shift as can_shift_compiled
 from nparse.systems.twoplanar import SWITCH, TwoPlanar, TwoPlanarDynamic, is_two_planar
 from nparse.trees import is_projective
@@ -29,6 +29,28 @@ from .conftest import treebank_files
 def assert_agrees(result: dict) -> None:
     assert result["trees"] > 0 and result["configurations"] > 0
     assert not result["mismatches"], result["mismatches"]
+
+
+# -- every dynamic and non-deterministic oracle against exhaustive search ---------------------
+
+SEARCHED = [v for v in VERIFICATIONS if v.reference is not None]
+
+
+@pytest.mark.parametrize("case", SEARCHED, ids=[v.label.replace(" ", "-") for v in SEARCHED])
+def test_oracle_equals_exhaustive_search(case):
+    """Zero-cost sets equal exhaustive search (systems/verification.py says how each oracle is
+    checked); complete oracles also off the gold path."""
+    system, oracle = case.make()
+    rng = random.Random(5)
+    sizes = (4, 5, 4) if case.slow_search else (6, 8, 40)
+    result = check_oracle(
+        system, oracle, small_trees(*sizes, rng, case.keeps), rng,
+        lambda heads, gold: case.reference(system, gold), walks=2,
+        along_correct=case.walk == "correct", restrict_walk=case.restrict_walk, exact_costs=case.exact_costs,
+    )  # fmt: skip
+    assert_agrees(result)
+    if case.walk == "all":
+        assert result["off_gold"] > result["configurations"] // 4
 
 
 # -- arc-eager -------------------------------------------------------------------------------
@@ -53,19 +75,6 @@ def test_arceager_dynamic_costs_equal_exhaustive_search():
 
 
 # -- SwapStandard ----------------------------------------------------------------------------
-
-
-@pytest.mark.parametrize("oracle_cls", [SwapNDAll, SwapNDSW], ids=["ndall", "ndsw"])
-def test_swapstandard_nondeterministic_oracles_equal_exhaustive_search(oracle_cls):
-    system = SwapStandard()
-    oracle = oracle_cls(system)
-    rng = random.Random(5)
-
-    def exact_for(heads, gold):
-        return swapstandard.reference_search(system, gold, eager_arcs=oracle_cls is SwapNDSW)
-
-    result = check_oracle(system, oracle, small_trees(6, 8, 40, rng), rng, exact_for, walks=2, along_correct=True)
-    assert_agrees(result)
 
 
 def test_compiled_can_shift_agrees_with_algorithm_2():
@@ -189,18 +198,6 @@ def test_minimal_fallbacks_are_logged_by_the_trainer(caplog):
 # -- 2-Planar --------------------------------------------------------------------------------
 
 
-def test_twoplanar_dynamic_oracle_equals_exhaustive_search():
-    system = TwoPlanar()
-    oracle = TwoPlanarDynamic(system, switch_regularization=False)
-    rng = random.Random(13)
-    trees = small_trees(4, 5, 4, rng, keep=is_two_planar)
-    result = check_oracle(
-        system, oracle, trees, rng, lambda heads, gold: twoplanar.reference_search(system, gold), walks=2
-    )
-    assert_agrees(result)
-    assert result["off_gold"] > result["configurations"] // 4
-
-
 def test_switch_regularization_keeps_only_necessary_switches():
     system = TwoPlanar()
     plain = TwoPlanarDynamic(system, switch_regularization=False)
@@ -231,40 +228,9 @@ def test_twoplanar_static_covers_exactly_the_two_planar_trees():
         assert (gold is not None) == is_two_planar(heads), heads
 
 
-# -- arc-hybrid + SWAP -----------------------------------------------------------------------
-
-
-def test_archybrid_swap_static_dynamic_oracle_equals_exhaustive_search():
-    """Under the static SWAP decision: SWAP exactly when it is due, the rest searched freely."""
-    system = ArcHybridSwap()
-    oracle = ArcHybridSwapDynamic(system)
-    rng = random.Random(17)
-
-    result = check_oracle(
-        system,
-        oracle,
-        small_trees(6, 8, 40, rng),
-        rng,
-        lambda heads, gold: archybrid_swap.reference_search(system, gold),
-        walks=2,
-        restrict_walk=archybrid_swap.within_restriction,
-    )
-    assert_agrees(result)
-    assert result["off_gold"] > result["configurations"] // 4
-
-
 # -- every static oracle on trees and treebanks ----------------------------------------------
 
-STATIC = [
-    ("archybrid", "static", is_projective),
-    ("arceager", "static", is_projective),
-    ("arcstandard", "static", is_projective),
-    ("swapstandard", "eager", None),
-    ("swapstandard", "lazy", None),
-    ("swapstandard", "minimal", None),
-    ("twoplanar", "static", is_two_planar),
-    ("archybrid_swap", "static", None),
-]
+STATIC = [(v.system, v.oracle, v.covers) for v in VERIFICATIONS if v.reference is None]
 
 
 def rebuild(system, oracle, heads) -> list[int]:

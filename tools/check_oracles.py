@@ -17,53 +17,30 @@ from __future__ import annotations
 
 import argparse
 import random
-import sys
 import time
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from nparse.systems import archybrid_swap, make_oracle, make_system, swapstandard, twoplanar  # noqa: E402
-from nparse.systems.search import ExactLoss, check_oracle, random_walk, small_trees  # noqa: E402
-from nparse.training import beam_check  # noqa: E402
-from nparse.trees import is_projective  # noqa: E402
-
-
-def cases():
-    """(label, system, oracle, exact search factory, tree filter, walk options)."""
-    ah = make_system("archybrid")
-    ae = make_system("arceager")
-    ss = make_system("swapstandard")
-    hs = make_system("archybrid_swap")
-    tp = make_system("twoplanar")
-    plain = lambda s: lambda heads, gold: ExactLoss(s, heads)  # noqa: E731
-    yield "archybrid dynamic", ah, make_oracle(ah, "dynamic"), plain(ah), is_projective, {}
-    yield "arceager dynamic", ae, make_oracle(ae, "dynamic"), plain(ae), is_projective, {}
-    for name in ("ndall", "ndsw"):
-        search = lambda heads, gold, eager=(name == "ndsw"): swapstandard.reference_search(ss, gold, eager)  # noqa: E731
-        yield f"swapstandard {name}", ss, make_oracle(ss, name), search, None, {"along_correct": True}
-    yield (
-        "archybrid_swap static_dynamic", hs, make_oracle(hs, "static_dynamic"),
-        lambda heads, gold: archybrid_swap.reference_search(hs, gold), None,
-        {"restrict_walk": archybrid_swap.within_restriction},
-    )  # fmt: skip
-    yield (
-        "twoplanar dynamic", tp, make_oracle(tp, "dynamic", switch_regularization=False),
-        lambda heads, gold: twoplanar.reference_search(tp, gold), twoplanar.is_two_planar, {},
-    )  # fmt: skip
+from nparse.systems import make_oracle, make_system, twoplanar
+from nparse.systems.search import check_oracle, random_walk, small_trees
+from nparse.systems.verification import VERIFICATIONS
+from nparse.training import beam_check
 
 
 def check(args) -> None:
+    """Every non-static oracle of the registry (nparse/systems/verification.py) against its search."""
     rng = random.Random(args.seed)
-    for label, system, oracle, exact_for, keep, options in cases():
-        if args.system and not label.startswith(args.system):
+    for case in VERIFICATIONS:
+        if case.reference is None or (args.system and not case.label.startswith(args.system)):
             continue
+        system, oracle = case.make()
         start = time.perf_counter()
-        trees = small_trees(args.all_up_to, args.random_up_to, args.per_size, rng, keep or (lambda h: True))
-        result = check_oracle(system, oracle, trees, rng, exact_for, walks=args.walks, **options)
+        trees = small_trees(args.all_up_to, args.random_up_to, args.per_size, rng, case.keeps)
+        result = check_oracle(
+            system, oracle, trees, rng, lambda heads, gold, case=case, system=system: case.reference(system, gold),
+            walks=args.walks, along_correct=case.walk == "correct", restrict_walk=case.restrict_walk, exact_costs=case.exact_costs,
+        )  # fmt: skip
         bad = result.pop("mismatches")
         status = "OK" if not bad else f"{len(bad)}+ MISMATCHES, first: {bad[0]}"
-        print(f"{label}: {result} {status} ({time.perf_counter() - start:.0f} s)", flush=True)
+        print(f"{case.label}: {result} {status} ({time.perf_counter() - start:.0f} s)", flush=True)
 
 
 def planar_agnostic(args) -> None:
@@ -108,7 +85,7 @@ def planar_agnostic(args) -> None:
 def beam(args) -> None:
     """The correct marks of beam items, every oracle, every tree up to N words."""
     for case in beam_check.CASES:
-        label = f"{case.system} {case.oracle}"
+        label = case.label
         if args.system and not label.startswith(args.system):
             continue
         start = time.perf_counter()

@@ -19,6 +19,8 @@ from typing import IO, Iterable, Iterator
 from conllu.exceptions import ParseException
 from conllu.parser import DEFAULT_FIELDS, parse_line
 
+from ..trees import tree_problem  # noqa: F401  (re-exported: readers check trees with it)
+
 ROOT_FORM = "<root>"
 
 
@@ -62,30 +64,6 @@ class Sentence:
     def word_line(self, i: int) -> int:
         """File line number of word i (for error messages)."""
         return self.line + self.word_lines[i]
-
-
-def tree_problem(heads: list[int]) -> str | None:
-    """Why ``heads`` (index 0 = root) is not a single-rooted tree, or None if it is one."""
-    n = len(heads) - 1
-    roots = [d for d in range(1, n + 1) if heads[d] == 0]
-    missing = [d for d in range(1, n + 1) if heads[d] < 0]
-    if missing:
-        return f"word {missing[0]} has no HEAD"
-    if len(roots) != 1:
-        return f"{len(roots)} words attached to the root (expected 1)"
-    state = [0] * (n + 1)  # 0 unvisited, 1 on the current path, 2 reaches the root
-    state[0] = 2
-    for start in range(1, n + 1):
-        path, d = [], start
-        while state[d] == 0:
-            state[d] = 1
-            path.append(d)
-            d = heads[d]
-        if state[d] == 1:
-            return f"cycle through word {d}"
-        for p in path:
-            state[p] = 2
-    return None
 
 
 def _parse(path: str, lineno: int, raw: str) -> dict:

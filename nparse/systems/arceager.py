@@ -19,6 +19,7 @@ from __future__ import annotations
 from typing import Hashable
 
 from ..trees import is_projective
+from .kernels import arceager as kernel
 from .base import NONE, Config, CostOracle, Gold, StaticOracle, TransitionSystem
 
 SHIFT, LEFT, RIGHT, REDUCE = 0, 1, 2, 3
@@ -26,6 +27,7 @@ SHIFT, LEFT, RIGHT, REDUCE = 0, 1, 2, 3
 
 class ArcEager(TransitionSystem):
     name = "arceager"
+    code = kernel.CODE
     actions = ("SHIFT", "LEFT", "RIGHT", "REDUCE")
     base_slots = ("s0", "s1", "b0", "b1")
     roots = ("start",)

@@ -26,6 +26,7 @@ from __future__ import annotations
 from typing import Hashable
 
 from ..trees import is_projective
+from .kernels import archybrid as kernel
 from .base import NONE, Config, CostOracle, Gold, StaticOracle, TransitionSystem
 
 SHIFT, LEFT, RIGHT = 0, 1, 2
@@ -33,6 +34,7 @@ SHIFT, LEFT, RIGHT = 0, 1, 2
 
 class ArcHybrid(TransitionSystem):
     name = "archybrid"
+    code = kernel.CODE
     actions = ("SHIFT", "LEFT", "RIGHT")
     base_slots = ("s0", "s1", "s2", "b0")
 

@@ -31,6 +31,7 @@ from typing import Sequence
 
 from ..trees import projective_order
 from .archybrid import LEFT, RIGHT, SHIFT, ArcHybrid
+from .kernels import archybrid_swap as kernel
 from .base import NONE, Config, CostOracle, Gold, StaticOracle
 from .search import ExactLoss
 
@@ -39,6 +40,7 @@ SWAP = 3
 
 class ArcHybridSwap(ArcHybrid):
     name = "archybrid_swap"
+    code = kernel.CODE
     actions = ("SHIFT", "LEFT", "RIGHT", "SWAP")
     roots = ("end",)
 

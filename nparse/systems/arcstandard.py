@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Hashable
 
 from ..trees import is_projective
+from .kernels import arcstandard as kernel
 from .base import NONE, Config, Gold, StaticOracle, TransitionSystem
 
 SHIFT, LEFT, RIGHT = 0, 1, 2
@@ -18,6 +19,7 @@ SHIFT, LEFT, RIGHT = 0, 1, 2
 
 class ArcStandard(TransitionSystem):
     name = "arcstandard"
+    code = kernel.CODE
     actions: tuple[str, ...] = ("SHIFT", "LEFT", "RIGHT")
     base_slots = ("s0", "s1", "s2", "b0")
     roots = ("start",)

@@ -9,12 +9,9 @@ created or copied per item and step. ``to_config`` turns a row back into the sys
 when an oracle has to read it; ``tests/test_arrays.py`` runs every system in lockstep with its
 Python twin.
 
-A row holds, in column blocks of the batch width ``C`` (longest sentence + 1):
-the stack (bottom first; for 2-Planar the stack of plane 0), the second stack of 2-Planar (the
-stack of plane 1), the buffer reversed (b0 last, as in ``Config``), heads, leftmost and rightmost
-modifiers, for 2-Planar the plane of every arc, and with a completion model the bits of the
-factors counted per word (``factors.py``); then scalars: stack lengths, buffer length, the active
-plane, whether the last transition was a SWITCH, transitions applied, and n.
+Each system's compiled transitions live in ``kernels/<name>.py`` (its class names the kernel by
+``code``); this module holds the layout of a row (``kernels/rows.py`` says where each part lives)
+and dispatches on the code, one line per system.
 """
 
 from __future__ import annotations
@@ -24,21 +21,13 @@ from numba import njit
 
 from .base import NONE, Config, TransitionSystem
 from .factors import grow, open_words, scan
+from .kernels import arceager, archybrid, archybrid_swap, arcstandard, swapstandard, twoplanar
+from .kernels.rows import (  # noqa: F401  (the offsets are part of this module's interface)
+    L_ACTIVE, L_BUF, L_COUNTED, L_HEADS, L_LMOD, L_N, L_NB, L_NS, L_NS2, L_PLANE, L_RMOD, L_STACK, L_STACK2,
+    L_STEPS, L_SWITCHED, L_WIDTH,
+)  # fmt: skip
 
-# System codes of the compiled kernels.
-ARCHYBRID, ARCEAGER, ARCSTANDARD, SWAPSTANDARD, TWOPLANAR, ARCHYBRID_SWAP = range(6)
-CODES = {
-    "archybrid": ARCHYBRID,
-    "arceager": ARCEAGER,
-    "arcstandard": ARCSTANDARD,
-    "swapstandard": SWAPSTANDARD,
-    "twoplanar": TWOPLANAR,
-    "archybrid_swap": ARCHYBRID_SWAP,
-}
-
-# Indices into the layout vector: column offsets of the blocks and scalars of a row.
-L_STACK, L_STACK2, L_BUF, L_HEADS, L_LMOD, L_RMOD, L_PLANE, L_COUNTED = range(8)
-L_NS, L_NS2, L_NB, L_ACTIVE, L_SWITCHED, L_STEPS, L_N, L_WIDTH = range(8, 16)
+KERNELS = {m.CODE: m for m in (archybrid, arceager, arcstandard, swapstandard, twoplanar, archybrid_swap)}
 
 
 class Layout:
@@ -50,12 +39,15 @@ class Layout:
 
     def __init__(self, system: TransitionSystem, width: int, factors: int = 0):
         self.system = system
-        self.code = CODES[system.name]
+        self.code = system.code
+        if self.code not in KERNELS:
+            raise ValueError(f"{system.name}: no compiled kernel with code {self.code} (systems/kernels/)")
         self.root_end = getattr(system, "root", "start") == "end"
         self.width = width
-        two = self.code == TWOPLANAR
+        blocks = system.row_blocks
         self.factors = int(factors)
-        sizes = [width, width if two else 0, width, width, width, width, width if two else 0, width if factors else 0]
+        sizes = [width, width if "stack2" in blocks else 0, width, width, width, width,
+                 width if "plane" in blocks else 0, width if factors else 0]  # fmt: skip
         offsets, col = [], 0
         for size in sizes:
             offsets.append(col)
@@ -143,170 +135,111 @@ class Layout:
         c.heads, c.lmod, c.rmod = row[heads : heads + n + 1], row[lmod : lmod + n + 1], row[rmod : rmod + n + 1]
         c.buffer = row[buf : buf + row[off[L_NB]]]
         stack = row[off[L_STACK] : off[L_STACK] + row[off[L_NS]]]
-        if self.code == TWOPLANAR:
-            other = row[off[L_STACK2] : off[L_STACK2] + row[off[L_NS2]]]
+        other = row[off[L_STACK2] : off[L_STACK2] + row[off[L_NS2]]]
+        if "plane" in self.system.row_blocks:  # 2-Planar: the active plane's stack is c.stack
             active = row[off[L_ACTIVE]]
             c.stack, c.stack2 = (stack, other) if active == 0 else (other, stack)  # type: ignore[attr-defined]
             c.active, c.switched = active, bool(row[off[L_SWITCHED]])  # type: ignore[attr-defined]
             c.plane = row[off[L_PLANE] : off[L_PLANE] + n + 1]  # type: ignore[attr-defined]
         else:
             c.stack = stack
+            if "stack2" in self.system.row_blocks:
+                c.stack2 = other  # type: ignore[attr-defined]
         return c
 
 
-# -- compiled kernels --------------------------------------------------------------------------
+# -- dispatch: one line per system ------------------------------------------------------------
+
+
+@njit(cache=True)
+def _initial_one(row, off, code, root_end, n):
+    if code == archybrid.CODE:
+        archybrid.initial(row, off, root_end, n)
+    elif code == arceager.CODE:
+        arceager.initial(row, off, root_end, n)
+    elif code == arcstandard.CODE:
+        arcstandard.initial(row, off, root_end, n)
+    elif code == swapstandard.CODE:
+        swapstandard.initial(row, off, root_end, n)
+    elif code == twoplanar.CODE:
+        twoplanar.initial(row, off, root_end, n)
+    elif code == archybrid_swap.CODE:
+        archybrid_swap.initial(row, off, root_end, n)
+
+
+@njit(cache=True)
+def _terminal(row, off, code, root_end):
+    if code == archybrid.CODE:
+        return archybrid.terminal(row, off, root_end)
+    if code == arceager.CODE:
+        return arceager.terminal(row, off, root_end)
+    if code == arcstandard.CODE:
+        return arcstandard.terminal(row, off, root_end)
+    if code == swapstandard.CODE:
+        return swapstandard.terminal(row, off, root_end)
+    if code == twoplanar.CODE:
+        return twoplanar.terminal(row, off, root_end)
+    return archybrid_swap.terminal(row, off, root_end)
+
+
+@njit(cache=True)
+def _legal(row, off, code, root_end, out):
+    for a in range(out.shape[0]):
+        out[a] = False
+    if code == archybrid.CODE:
+        archybrid.legal(row, off, root_end, out)
+    elif code == arceager.CODE:
+        arceager.legal(row, off, root_end, out)
+    elif code == arcstandard.CODE:
+        arcstandard.legal(row, off, root_end, out)
+    elif code == swapstandard.CODE:
+        swapstandard.legal(row, off, root_end, out)
+    elif code == twoplanar.CODE:
+        twoplanar.legal(row, off, root_end, out)
+    elif code == archybrid_swap.CODE:
+        archybrid_swap.legal(row, off, root_end, out)
+
+
+@njit(cache=True)
+def _positions(row, off, code, out):
+    if code == archybrid.CODE:
+        archybrid.positions(row, off, out)
+    elif code == arceager.CODE:
+        arceager.positions(row, off, out)
+    elif code == arcstandard.CODE:
+        arcstandard.positions(row, off, out)
+    elif code == swapstandard.CODE:
+        swapstandard.positions(row, off, out)
+    elif code == twoplanar.CODE:
+        twoplanar.positions(row, off, out)
+    elif code == archybrid_swap.CODE:
+        archybrid_swap.positions(row, off, out)
+
+
+@njit(cache=True)
+def _apply_one(row, off, code, a):
+    if code == archybrid.CODE:
+        archybrid.apply(row, off, a)
+    elif code == arceager.CODE:
+        arceager.apply(row, off, a)
+    elif code == arcstandard.CODE:
+        arcstandard.apply(row, off, a)
+    elif code == swapstandard.CODE:
+        swapstandard.apply(row, off, a)
+    elif code == twoplanar.CODE:
+        twoplanar.apply(row, off, a)
+    elif code == archybrid_swap.CODE:
+        archybrid_swap.apply(row, off, a)
+    row[off[L_STEPS]] += 1
+
+
+# -- batched kernels ---------------------------------------------------------------------------
 
 
 @njit(cache=True)
 def _initial(states, off, code, root_end, lengths):
     for i in range(states.shape[0]):
-        row = states[i]
-        n = lengths[i]
-        for k in range(n + 1):
-            row[off[L_HEADS] + k] = NONE
-            row[off[L_LMOD] + k] = NONE
-            row[off[L_RMOD] + k] = NONE
-        nb = 0
-        if root_end:
-            row[off[L_BUF]] = 0
-            nb = 1
-        for w in range(n, 0, -1):
-            row[off[L_BUF] + nb] = w
-            nb += 1
-        row[off[L_NB]] = nb
-        row[off[L_NS]] = 0 if root_end else 1
-        row[off[L_STACK]] = 0
-        if code == TWOPLANAR:
-            row[off[L_STACK2]] = 0
-            row[off[L_NS2]] = 1
-            for k in range(n + 1):
-                row[off[L_PLANE] + k] = NONE
-        row[off[L_N]] = n
-
-
-@njit(cache=True)
-def _plane_stack(row, off, plane):
-    """(column of the bottom, length) of the stack of a plane (plane 0: the only stack but in 2-Planar)."""
-    if plane == 0:
-        return off[L_STACK], row[off[L_NS]]
-    return off[L_STACK2], row[off[L_NS2]]
-
-
-@njit(cache=True)
-def _active_stack(row, off):
-    return _plane_stack(row, off, row[off[L_ACTIVE]])
-
-
-@njit(cache=True)
-def _top(row, off, k):
-    """The k-th word from the top of the active stack (0 = s0), or NONE."""
-    base, length = _active_stack(row, off)
-    return row[base + length - 1 - k] if length > k else NONE
-
-
-@njit(cache=True)
-def _inactive_stack(row, off):
-    return _plane_stack(row, off, 1 - row[off[L_ACTIVE]])
-
-
-@njit(cache=True)
-def _buffer(row, off, k):
-    """The k-th buffer word (0 = b0), or NONE."""
-    nb = row[off[L_NB]]
-    return row[off[L_BUF] + nb - 1 - k] if nb > k else NONE
-
-
-@njit(cache=True)
-def _is_ancestor(row, off, a, w):
-    heads = off[L_HEADS]
-    while w != NONE:
-        if w == a:
-            return True
-        w = row[heads + w]
-    return False
-
-
-@njit(cache=True)
-def _terminal(row, off, code, root_end):
-    ns, nb = row[off[L_NS]], row[off[L_NB]]
-    if code == ARCHYBRID or code == ARCHYBRID_SWAP:
-        if root_end:
-            return ns == 0 and nb == 1
-        return nb == 0 and ns == 1
-    if code == ARCSTANDARD or code == SWAPSTANDARD:
-        return nb == 0 and ns == 1
-    return nb == 0  # arc-eager, 2-Planar
-
-
-@njit(cache=True)
-def _legal(row, off, code, root_end, out):
-    ns, nb = row[off[L_NS]], row[off[L_NB]]
-    heads, lmod = off[L_HEADS], off[L_LMOD]
-    for a in range(out.shape[0]):
-        out[a] = False
-    if code == ARCHYBRID or code == ARCHYBRID_SWAP:
-        if root_end:
-            b0 = _buffer(row, off, 0)
-            b0_root = b0 == 0
-            out[0] = not b0_root
-            out[1] = ns > 0 and (not b0_root or ns == 1)
-            out[2] = ns > 1
-            if code == ARCHYBRID_SWAP:
-                out[3] = ns > 0 and b0 != 0 and _top(row, off, 0) < b0
-        else:
-            out[0] = nb > 0
-            out[1] = ns > 1 and nb > 0
-            out[2] = ns > 2 or (ns == 2 and nb == 0)
-    elif code == ARCEAGER:
-        s0 = _top(row, off, 0)
-        headless = row[heads + s0] == NONE
-        out[0] = nb > 0
-        out[1] = nb > 0 and s0 != 0 and headless
-        out[2] = nb > 0 and (s0 != 0 or row[lmod] == NONE)
-        out[3] = s0 != 0 and not headless
-    elif code == ARCSTANDARD or code == SWAPSTANDARD:
-        pair = ns > 1
-        s1_word = pair and _top(row, off, 1) != 0
-        out[0] = nb > 0
-        out[1] = s1_word
-        out[2] = pair and (s1_word or nb == 0)
-        if code == SWAPSTANDARD:
-            s1 = _top(row, off, 1)
-            out[3] = ns > 2 and 0 < s1 and s1 < _top(row, off, 0)
-    else:  # 2-Planar
-        if nb == 0:
-            return
-        b0 = _buffer(row, off, 0)
-        _, na = _active_stack(row, off)
-        if na > 0:
-            s0 = _top(row, off, 0)
-            out[1] = s0 != 0 and row[heads + s0] == NONE and not _is_ancestor(row, off, s0, b0)
-            out[2] = row[heads + b0] == NONE and not _is_ancestor(row, off, b0, s0) and (s0 != 0 or row[lmod] == NONE)
-        out[0] = True
-        out[3] = na > 0
-        out[4] = row[off[L_SWITCHED]] == 0
-
-
-@njit(cache=True)
-def _positions(row, off, code, out):
-    if code == TWOPLANAR:
-        out[0] = _top(row, off, 0)
-        out[1] = _top(row, off, 1)
-        out[2] = _top(row, off, 2)
-        out[3] = _buffer(row, off, 0)
-        base, length = _inactive_stack(row, off)
-        out[4] = row[base + length - 1] if length > 0 else NONE
-        out[5] = row[base + length - 2] if length > 1 else NONE
-    elif code == ARCEAGER:
-        out[0] = _top(row, off, 0)
-        out[1] = _top(row, off, 1)
-        out[2] = _buffer(row, off, 0)
-        out[3] = _buffer(row, off, 1)
-    else:  # arc-hybrid, arc-standard and their SWAP variants: s0 s1 s2 b0
-        out[0] = _top(row, off, 0)
-        out[1] = _top(row, off, 1)
-        out[2] = _top(row, off, 2)
-        out[3] = _buffer(row, off, 0)
+        _initial_one(states[i], off, code, root_end, lengths[i])
 
 
 @njit(cache=True)
@@ -328,114 +261,6 @@ def _inspect(states, off, code, root_end, n_base, mod_left, mod_src, offsets, em
 
 
 @njit(cache=True)
-def _attach(row, off, h, d):
-    row[off[L_HEADS] + d] = h
-    lm, rm = off[L_LMOD] + h, off[L_RMOD] + h
-    if row[lm] == NONE or d < row[lm]:
-        row[lm] = d
-    if row[rm] == NONE or d > row[rm]:
-        row[rm] = d
-
-
-@njit(cache=True)
-def _push(row, off, which, w):
-    """Push w on stack block ``which`` (L_STACK or L_STACK2)."""
-    length = L_NS if which == L_STACK else L_NS2
-    row[off[which] + row[off[length]]] = w
-    row[off[length]] += 1
-
-
-@njit(cache=True)
-def _pop_buffer(row, off):
-    row[off[L_NB]] -= 1
-    return row[off[L_BUF] + row[off[L_NB]]]
-
-
-@njit(cache=True)
-def _shift(row, off):
-    """b0 onto the stack (single-stack systems)."""
-    _push(row, off, L_STACK, _pop_buffer(row, off))
-
-
-@njit(cache=True)
-def _left_pop(row, off):
-    """The arc b0 -> s0, s0 popped (arc-eager and arc-hybrid LEFT)."""
-    row[off[L_NS]] -= 1
-    _attach(row, off, _buffer(row, off, 0), row[off[L_STACK] + row[off[L_NS]]])
-
-
-@njit(cache=True)
-def _apply_one(row, off, code, a):
-    stack, ns = off[L_STACK], off[L_NS]
-    if code == TWOPLANAR:
-        row[off[L_SWITCHED]] = 0
-        active = row[off[L_ACTIVE]]
-        if a == 0:  # SHIFT onto both stacks
-            b0 = _pop_buffer(row, off)
-            _push(row, off, L_STACK, b0)
-            _push(row, off, L_STACK2, b0)
-        elif a == 1:  # LEFT: b0 -> s0
-            d = _top(row, off, 0)
-            _attach(row, off, _buffer(row, off, 0), d)
-            row[off[L_PLANE] + d] = active
-        elif a == 2:  # RIGHT: s0 -> b0
-            d = _buffer(row, off, 0)
-            _attach(row, off, _top(row, off, 0), d)
-            row[off[L_PLANE] + d] = active
-        elif a == 3:  # REDUCE
-            row[off[L_NS if active == 0 else L_NS2]] -= 1
-        else:  # SWITCH
-            row[off[L_ACTIVE]] = 1 - active
-            row[off[L_SWITCHED]] = 1
-    elif code == ARCEAGER:
-        if a == 0:
-            _shift(row, off)
-        elif a == 1:
-            _left_pop(row, off)
-        elif a == 2:
-            b0 = _pop_buffer(row, off)
-            _attach(row, off, _top(row, off, 0), b0)
-            _push(row, off, L_STACK, b0)
-        else:
-            row[ns] -= 1
-    elif code == ARCHYBRID or code == ARCHYBRID_SWAP:
-        if a == 0:
-            _shift(row, off)
-        elif a == 1:
-            _left_pop(row, off)
-        elif a == 2:
-            row[ns] -= 1
-            _attach(row, off, row[stack + row[ns] - 1], row[stack + row[ns]])
-        else:  # SWAP: s0 goes back into the buffer behind b0
-            row[ns] -= 1
-            buf, nb = off[L_BUF], row[off[L_NB]]
-            row[buf + nb] = row[buf + nb - 1]
-            row[buf + nb - 1] = row[stack + row[ns]]
-            row[off[L_NB]] = nb + 1
-    else:  # arc-standard, SwapStandard
-        if a == 0:
-            _shift(row, off)
-        elif a == 1:  # LEFT: s0 -> s1, s1 removed
-            top = row[ns]
-            d = row[stack + top - 2]
-            row[stack + top - 2] = row[stack + top - 1]
-            row[ns] = top - 1
-            _attach(row, off, row[stack + top - 2], d)
-        elif a == 2:  # RIGHT: s1 -> s0, s0 popped
-            row[ns] -= 1
-            _attach(row, off, row[stack + row[ns] - 1], row[stack + row[ns]])
-        else:  # SWAP: s1 back to the buffer
-            top = row[ns]
-            s1 = row[stack + top - 2]
-            row[stack + top - 2] = row[stack + top - 1]
-            row[ns] = top - 1
-            buf, nb = off[L_BUF], row[off[L_NB]]
-            row[buf + nb] = s1
-            row[off[L_NB]] = nb + 1
-    row[off[L_STEPS]] += 1
-
-
-@njit(cache=True)
 def _apply(states, off, code, actions):
     for i in range(states.shape[0]):
         if actions[i] >= 0:
@@ -448,7 +273,7 @@ def _apply(states, off, code, actions):
 @njit(cache=True)
 def _open(row, off, code, root_end, opened):
     n = row[off[L_N]]
-    ns1 = row[off[L_NS2]] if code == TWOPLANAR else 0
+    ns1 = row[off[L_NS2]]  # 0 for systems with one stack
     terminal = _terminal(row, off, code, root_end)
     open_words(row, off[L_STACK], row[off[L_NS]], off[L_STACK2], ns1, off[L_BUF], row[off[L_NB]], n, terminal, opened)
 

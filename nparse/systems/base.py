@@ -111,6 +111,8 @@ class TransitionSystem(ABC):
     name: ClassVar[str]
     actions: ClassVar[tuple[str, ...]]
     base_slots: ClassVar[tuple[str, ...]]  # names of the feature positions without modifiers
+    code: ClassVar[int]  # the ``CODE`` of the system's compiled kernel module (systems/kernels/)
+    row_blocks: ClassVar[tuple[str, ...]] = ()  # optional row blocks it uses: "stack2", "plane"
 
     roots: ClassVar[tuple[str, ...]] = ("end", "start")  # root placements supported, default first
     # Leftmost/rightmost dependents of base positions, e.g. "lmod(s0)": added when modifiers=True.
@@ -181,6 +183,10 @@ class TransitionSystem(ABC):
     def output(self, c: Config) -> list[int]:
         """Heads of the finished parse as a single-rooted tree (see ``single_rooted``)."""
         return single_rooted(c.heads)
+
+    def parts(self, c: Config) -> list[tuple[str, list[int]]]:
+        """The configuration's word lists in reading order, named (for walkthroughs and errors)."""
+        return [("stack", c.stack), ("buffer", c.buffer[::-1])]
 
     def describe(self) -> str:
         return f"{self.name}(root={self.root}, modifiers={self.modifiers})"

@@ -16,7 +16,7 @@ import random
 import sys
 from typing import Callable, Hashable, Iterable, Iterator
 
-from ..io.conllu import tree_problem
+from ..trees import tree_problem
 from .base import NONE, Config, Oracle, TransitionSystem
 
 ArcLoss = Callable[[Config, int, int, int], int]  # (config before, action, head, dep) -> loss
@@ -158,8 +158,10 @@ def check_oracle(
     walks: int = 2,
     along_correct: bool = False,
     restrict_walk: Callable | None = None,
+    exact_costs: bool = False,
 ) -> dict[str, int]:
-    """Compare the oracle's correct set with the zero-cost set of exhaustive search.
+    """Compare the oracle's correct set with the zero-cost set of exhaustive search (and with
+    ``exact_costs``, a cost oracle's cost of every legal transition with the search's).
 
     Configurations come from random walks: over all legal transitions (complete oracles) or over
     the oracle's own correct ones (``along_correct``, for non-deterministic oracles, which are only
@@ -195,7 +197,12 @@ def check_oracle(
                 mine = sorted(a for a in moves if flags[a])
                 counts["configurations"] += 1
                 counts["off_gold"] += exact.future(c) + exact.built(c) > exact.future(system.initial(gold.n))
-                if zero != mine and len(mismatches) < 5:
+                wrong = zero != mine
+                if exact_costs:
+                    said = oracle.costs(c, gold)  # type: ignore[attr-defined]
+                    wrong = wrong or any(said[a] != costs[a] for a in moves)
+                    counts["costs"] = counts.get("costs", 0) + len(moves)
+                if wrong and len(mismatches) < 5:
                     mismatches.append((heads, repr(c), costs, flags))
     counts["mismatches"] = mismatches  # type: ignore[assignment]
     return counts

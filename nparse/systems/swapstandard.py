@@ -34,8 +34,9 @@ from typing import Sequence
 import numpy as np
 
 from ..trees import projective_order
-from . import swapstandard_kernels as kernels
+from . import swapstandard_kernels as oracle_kernels
 from .arcstandard import LEFT, RIGHT, SHIFT, ArcStandard
+from .kernels import swapstandard as kernel
 from .base import NONE, Config, Gold, Oracle, StaticOracle
 from .search import ExactLoss
 
@@ -44,6 +45,7 @@ SWAP = 3
 
 class SwapStandard(ArcStandard):
     name = "swapstandard"
+    code = kernel.CODE
     actions = ("SHIFT", "LEFT", "RIGHT", "SWAP")
 
     def legal(self, c: Config) -> list[bool]:
@@ -131,7 +133,7 @@ def eager_next(c: Config, gold: SwapGold) -> int:
 def can_shift(c: Config, gold: SwapGold, system: SwapStandard) -> bool:
     """Algorithm 2 of Björkelund & Nivre: SHIFT, then EAGER to the end without a dead end.
 
-    Reference version on Config objects; the oracles use the compiled ``kernels.can_shift``.
+    Reference version on Config objects; the oracles use the compiled ``oracle_kernels.can_shift``.
     """
     if not c.buffer:
         return False
@@ -244,7 +246,7 @@ def minimal_sequence(gold: SwapGold, system: SwapStandard, time_limit: float = 0
                 if expanded.get(key, best_swaps) <= swaps:
                     break
                 expanded[key] = swaps
-                if kernels.can_shift(c, gold):
+                if oracle_kernels.can_shift(c, gold):
                     pending.append((c, swaps, len(path), SHIFT))
                 if swaps + 1 < best_swaps:
                     pending.append((c.copy(), swaps + 1, len(path), SWAP))
@@ -271,7 +273,7 @@ class SwapNDSW(_SwapOracleBase, Oracle):
             flags[RIGHT] = True
         elif can_swap(c, gold):  # type: ignore[arg-type]
             flags[SWAP] = True
-            flags[SHIFT] = kernels.can_shift(c, gold)
+            flags[SHIFT] = oracle_kernels.can_shift(c, gold)
         else:
             flags[SHIFT] = True
         return flags
@@ -284,7 +286,7 @@ class SwapNDAll(_SwapOracleBase, Oracle):
 
     def correct(self, c: Config, gold: Gold) -> list[bool]:
         flags = [False, can_left(c, gold), can_right(c, gold), can_swap(c, gold)]  # type: ignore[arg-type]
-        flags[SHIFT] = kernels.can_shift(c, gold) if any(flags) else True
+        flags[SHIFT] = oracle_kernels.can_shift(c, gold) if any(flags) else True
         return flags
 
 

@@ -35,8 +35,9 @@ from typing import Hashable, Sequence
 
 import numpy as np
 
-from ..trees import arcs_cross
-from . import twoplanar_kernels as kernels
+from ..trees import arcs_cross, is_ancestor
+from . import twoplanar_kernels as oracle_kernels
+from .kernels import twoplanar as kernel
 from .base import NONE, Config, CostOracle, Gold, StaticOracle, TransitionSystem
 from .search import ExactLoss
 
@@ -64,22 +65,19 @@ class TwoPlanarConfig(Config):
         )
 
 
-def is_ancestor(heads: list[int], a: int, w: int) -> bool:
-    """Whether a is w or an ancestor of w in the partial tree ``heads``."""
-    while w != NONE:
-        if w == a:
-            return True
-        w = heads[w]
-    return False
-
-
 class TwoPlanar(TransitionSystem):
     name = "twoplanar"
+    code = kernel.CODE
+    row_blocks = ("stack2", "plane")
     actions = ("SHIFT", "LEFT", "RIGHT", "REDUCE", "SWITCH")
     base_slots = ("s0", "s1", "s2", "b0", "t0", "t1")  # t: the inactive stack
     roots = ("start",)
 
     modifier_slots = ("lmod(s0)", "rmod(s0)", "lmod(s1)", "rmod(s1)", "lmod(b0)")
+
+    def parts(self, c: Config) -> list[tuple[str, list[int]]]:
+        planes = (c.stack, c.stack2) if c.active == 0 else (c.stack2, c.stack)  # type: ignore[attr-defined]
+        return [("plane 0", planes[0]), ("plane 1", planes[1]), ("buffer", c.buffer[::-1])]
 
     def initial(self, n: int) -> Config:
         return TwoPlanarConfig(n)
@@ -308,7 +306,7 @@ class TwoPlanarDynamic(CostOracle):
         return TwoPlanarGold(heads, self.system)  # type: ignore[arg-type]
 
     def costs(self, c: Config, gold: Gold) -> list[int | None]:
-        costs = kernels.costs(c, gold)
+        costs = oracle_kernels.costs(c, gold)
         if self.switch_regularization and costs[SWITCH] == 0:
             if any(costs[t] == 0 for t in (SHIFT, LEFT, RIGHT, REDUCE)):
                 costs[SWITCH] = 1

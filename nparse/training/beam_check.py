@@ -13,55 +13,20 @@ point c0, replayed on the Python systems (not the array code):
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass
-from typing import Callable, Iterator
+from typing import Iterator
 
 import torch
 
 from ..models.scorer import TransitionScorer
-from ..systems import Oracle, StaticOracle, archybrid_swap, make_oracle, make_system, swapstandard, twoplanar
+from ..systems import Oracle, StaticOracle
 from ..systems.arrays import Layout
-from ..systems.search import ExactLoss, all_trees, random_tree
-from ..trees import is_projective
+from ..systems.search import all_trees, random_tree
+from ..systems.verification import VERIFICATIONS, Verification
 from .global_loop import GlobalSearch, GlobalSettings
 
 
-@dataclass
-class Case:
-    system: str
-    oracle: str
-    exact: Callable | None  # (system, gold) -> ExactLoss; None for static oracles
-    projective_only: bool = False  # the oracle is exact on projective trees only
-    options: dict | None = None
-
-    def make(self):
-        system = make_system(self.system)
-        return system, make_oracle(system, self.oracle, **(self.options or {}))
-
-
-def _plain(system, gold):
-    return ExactLoss(system, gold.heads)
-
-
-CASES = [
-    Case("archybrid", "static", None),
-    Case("archybrid", "dynamic", _plain, projective_only=True),
-    Case("arceager", "static", None),
-    Case("arceager", "dynamic", _plain, projective_only=True),
-    Case("arcstandard", "static", None),
-    Case("swapstandard", "eager", None),
-    Case("swapstandard", "lazy", None),
-    Case("swapstandard", "minimal", None),
-    Case("swapstandard", "ndsw", lambda s, g: swapstandard.reference_search(s, g, eager_arcs=True)),
-    Case("swapstandard", "ndall", lambda s, g: swapstandard.reference_search(s, g)),
-    Case("twoplanar", "static", None),
-    # Switch regularization deliberately calls some zero-cost SWITCHes wrong: check the exact oracle.
-    Case(
-        "twoplanar", "dynamic", lambda s, g: twoplanar.reference_search(s, g), options={"switch_regularization": False}
-    ),
-    Case("archybrid_swap", "static", None),
-    Case("archybrid_swap", "static_dynamic", lambda s, g: archybrid_swap.reference_search(s, g)),
-]
+# Every oracle's verification entry (systems/verification.py) is a case.
+CASES = VERIFICATIONS
 
 
 def random_scorer(system, width: int, seed: int) -> tuple[TransitionScorer, torch.Tensor]:
@@ -84,16 +49,16 @@ def settings_for(oracle: Oracle, i: int, beam: int = 3) -> GlobalSettings:
     return choices[i % len(choices)]
 
 
-def check_tree(case: Case, system, oracle, heads: list[int], seed: int, settings: GlobalSettings) -> tuple[int, list]:
+def check_tree(case: Verification, system, oracle, heads: list[int], seed: int, settings: GlobalSettings) -> tuple[int, list]:
     """(items checked, mismatches) for one sentence run with random scores."""
     gold = oracle.prepare(heads)
-    if gold is None or (case.projective_only and not is_projective(heads)):
+    if gold is None or not case.keeps(heads):
         return 0, []
     n = gold.n
     layout = Layout(system, n + 1)
     scorer, table = random_scorer(system, n + 1, seed)
     search = GlobalSearch(layout, oracle, scorer, table, [gold], [n], settings)
-    exact = case.exact(system, gold) if case.exact else None
+    exact = case.reference(system, gold) if case.reference else None
     sequence = oracle.sequence(gold) if isinstance(oracle, StaticOracle) else None
 
     def minloss(c) -> float:
@@ -133,7 +98,7 @@ def trees(all_up_to: int, random_sizes: dict[int, int], rng: random.Random) -> I
             yield random_tree(n, rng)
 
 
-def check_case(case: Case, all_up_to: int, random_sizes: dict[int, int], seed: int = 11) -> tuple[int, int, list]:
+def check_case(case: Verification, all_up_to: int, random_sizes: dict[int, int], seed: int = 11) -> tuple[int, int, list]:
     """(trees, items checked, first mismatches) of one system/oracle pair."""
     system, oracle = case.make()
     rng = random.Random(seed)

@@ -1,0 +1,82 @@
+"""How every oracle is verified, declared once: the oracle tests, ``tools/check_oracles.py`` and
+the beam-correctness check (``training/beam_check.py``) all loop over ``VERIFICATIONS``.
+
+- A static oracle (``reference`` None) must rebuild every tree it ``covers`` through its own
+  sequence, and refuse (``prepare`` returns None) the others.
+- Any other oracle's zero-cost set must equal that of exhaustive search (``reference``: the
+  search it is exact against, with the restriction it is exact under) on configurations reached
+  by random walks: over all legal transitions (``walk="all"``, complete oracles, so off the gold
+  path too) or over the oracle's own correct ones (``walk="correct"``, non-deterministic oracles,
+  defined only where the gold tree is reachable), narrowed by ``restrict_walk``; with
+  ``exact_costs`` every cost must equal the search's, not only the zero-cost set.
+
+A test fails when a registered system/oracle pair has no entry here (``tests/test_registry.py``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from ..trees import is_projective
+from . import archybrid_swap, swapstandard, twoplanar
+from .base import Gold, Oracle, TransitionSystem
+from .search import ExactLoss
+
+
+def plain_search(system: TransitionSystem, gold: Gold) -> ExactLoss:
+    """Unrestricted exhaustive search with the Hamming loss."""
+    return ExactLoss(system, gold.heads)
+
+
+@dataclass(frozen=True)
+class Verification:
+    system: str
+    oracle: str
+    reference: Callable[[Any, Any], ExactLoss] | None = None  # (system, gold) -> search; None: static
+    covers: Callable[[list[int]], bool] | None = None  # trees it is exact for / rebuilds (None: every tree)
+    walk: str = "all"  # "all" legal transitions or the oracle's own "correct" ones
+    restrict_walk: Callable[[Any, int, Any], bool] | None = None  # (config, action, gold) -> allowed
+    options: dict[str, Any] = field(default_factory=dict)  # oracle options it is exact under
+    slow_search: bool = False  # exhaustive search grows too fast for the suite's usual sizes
+    exact_costs: bool = False  # a cost oracle whose every cost (not only the zero set) is exact
+
+    @property
+    def label(self) -> str:
+        return f"{self.system} {self.oracle}"
+
+    def make(self) -> tuple[TransitionSystem, Oracle]:
+        from . import make_oracle, make_system  # the registries import this module's systems
+
+        system = make_system(self.system)
+        return system, make_oracle(system, self.oracle, **self.options)
+
+    def keeps(self, heads: list[int]) -> bool:
+        return self.covers is None or self.covers(heads)
+
+
+VERIFICATIONS: list[Verification] = [
+    Verification("archybrid", "static", covers=is_projective),
+    Verification("archybrid", "dynamic", plain_search, covers=is_projective),
+    Verification("arceager", "static", covers=is_projective),
+    Verification("arceager", "dynamic", plain_search, covers=is_projective, exact_costs=True),
+    Verification("arcstandard", "static", covers=is_projective),
+    Verification("swapstandard", "eager"),
+    Verification("swapstandard", "lazy"),
+    Verification("swapstandard", "minimal"),
+    Verification(
+        "swapstandard", "ndsw", lambda s, g: swapstandard.reference_search(s, g, eager_arcs=True), walk="correct"
+    ),
+    Verification("swapstandard", "ndall", swapstandard.reference_search, walk="correct"),
+    Verification("twoplanar", "static", covers=twoplanar.is_two_planar),
+    # Switch regularization deliberately calls some zero-cost SWITCHes wrong: check the exact oracle.
+    Verification(
+        "twoplanar", "dynamic", twoplanar.reference_search, covers=twoplanar.is_two_planar,
+        options={"switch_regularization": False}, slow_search=True,
+    ),  # fmt: skip
+    Verification("archybrid_swap", "static"),
+    Verification(
+        "archybrid_swap", "static_dynamic", archybrid_swap.reference_search,
+        restrict_walk=archybrid_swap.within_restriction,
+    ),  # fmt: skip
+]

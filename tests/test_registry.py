@@ -1,0 +1,47 @@
+"""Every registered transition system and oracle is complete: a compiled kernel, a config, a
+verification entry; a system added in its own module fails here until it is wired in."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from nparse.paths import CONF_DIR
+from nparse.systems import ORACLES, SYSTEMS, StaticOracle, make_system
+from nparse.systems.arrays import KERNELS, Layout
+from nparse.systems.verification import VERIFICATIONS
+
+
+@pytest.mark.parametrize("name", sorted(SYSTEMS))
+def test_every_system_has_a_kernel_and_a_config(name):
+    system = make_system(name)
+    assert system.code in KERNELS, f"{name}: no module in systems/kernels/ with CODE = {system.code}"
+    assert KERNELS[system.code].__name__.endswith("." + name), "the kernel module is named after its system"
+    states = Layout(system, 4).initial(np.array([3]))
+    assert states.shape == (1, Layout(system, 4).row_width)
+    assert (CONF_DIR / "system" / f"{name}.yaml").exists(), f"conf/system/{name}.yaml is missing"
+
+
+def test_kernel_codes_are_distinct():
+    codes = [cls.code for cls in SYSTEMS.values()]
+    assert len(codes) == len(set(codes)) == len(KERNELS)
+
+
+@pytest.mark.parametrize("system,oracle", [(s, o) for s, names in sorted(ORACLES.items()) for o in sorted(names)])
+def test_every_oracle_has_a_config_and_a_verification(system, oracle):
+    assert (CONF_DIR / "oracle" / f"{oracle}.yaml").exists(), f"conf/oracle/{oracle}.yaml is missing"
+    entries = [v for v in VERIFICATIONS if (v.system, v.oracle) == (system, oracle)]
+    assert len(entries) == 1, f"{system} {oracle}: declare how it is verified in systems/verification.py"
+
+
+def test_every_verification_names_a_registered_oracle():
+    for v in VERIFICATIONS:
+        assert v.oracle in ORACLES[v.system], v.label
+        system, oracle = v.make()
+        assert (v.reference is None) == isinstance(oracle, StaticOracle), v.label
+
+
+def test_every_system_has_a_preset():
+    presets = {p.stem: p.read_text() for p in (CONF_DIR / "exp").glob("*.yaml")}
+    for name in SYSTEMS:
+        assert any(f"override /system: {name}\n" in text for text in presets.values()), f"no conf/exp preset for {name}"
