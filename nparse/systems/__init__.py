@@ -8,6 +8,7 @@ from .arceager import ArcEager, ArcEagerDynamic, ArcEagerStatic
 from .archybrid import ArcHybrid, ArcHybridDynamic, ArcHybridStatic
 from .archybrid_swap import ArcHybridSwap, ArcHybridSwapDynamic, ArcHybridSwapStatic
 from .arcstandard import ArcStandard, ArcStandardStatic
+from .covington import Covington, CovingtonDynamic, CovingtonStatic
 from .base import NONE, Config, CostOracle, Gold, Oracle, StaticOracle, TransitionSystem
 from .swapstandard import SwapEager, SwapLazy, SwapMinimal, SwapNDAll, SwapNDSW, SwapStandard
 from .twoplanar import TwoPlanar, TwoPlanarDynamic, TwoPlanarStatic
@@ -19,6 +20,7 @@ SYSTEMS: dict[str, type[TransitionSystem]] = {
     "swapstandard": SwapStandard,
     "twoplanar": TwoPlanar,
     "archybrid_swap": ArcHybridSwap,
+    "covington": Covington,
 }
 
 ORACLES: dict[str, dict[str, type[Oracle]]] = {
@@ -34,6 +36,7 @@ ORACLES: dict[str, dict[str, type[Oracle]]] = {
     },
     "twoplanar": {"static": TwoPlanarStatic, "dynamic": TwoPlanarDynamic},
     "archybrid_swap": {"static": ArcHybridSwapStatic, "static_dynamic": ArcHybridSwapDynamic},
+    "covington": {"static": CovingtonStatic, "dynamic": CovingtonDynamic},
 }
 
 

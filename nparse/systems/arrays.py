@@ -21,13 +21,13 @@ from numba import njit
 
 from .base import NONE, Config, TransitionSystem
 from .factors import grow, open_words, scan
-from .kernels import arceager, archybrid, archybrid_swap, arcstandard, swapstandard, twoplanar
+from .kernels import arceager, archybrid, archybrid_swap, arcstandard, covington, swapstandard, twoplanar
 from .kernels.rows import (  # noqa: F401  (the offsets are part of this module's interface)
     L_ACTIVE, L_BUF, L_COUNTED, L_HEADS, L_LMOD, L_N, L_NB, L_NS, L_NS2, L_PLANE, L_RMOD, L_STACK, L_STACK2,
     L_STEPS, L_SWITCHED, L_WIDTH,
 )  # fmt: skip
 
-KERNELS = {m.CODE: m for m in (archybrid, arceager, arcstandard, swapstandard, twoplanar, archybrid_swap)}
+KERNELS = {m.CODE: m for m in (archybrid, arceager, arcstandard, swapstandard, twoplanar, archybrid_swap, covington)}
 
 
 class Layout:
@@ -165,6 +165,8 @@ def _initial_one(row, off, code, root_end, n):
         twoplanar.initial(row, off, root_end, n)
     elif code == archybrid_swap.CODE:
         archybrid_swap.initial(row, off, root_end, n)
+    elif code == covington.CODE:
+        covington.initial(row, off, root_end, n)
 
 
 @njit(cache=True)
@@ -179,7 +181,9 @@ def _terminal(row, off, code, root_end):
         return swapstandard.terminal(row, off, root_end)
     if code == twoplanar.CODE:
         return twoplanar.terminal(row, off, root_end)
-    return archybrid_swap.terminal(row, off, root_end)
+    if code == archybrid_swap.CODE:
+        return archybrid_swap.terminal(row, off, root_end)
+    return covington.terminal(row, off, root_end)
 
 
 @njit(cache=True)
@@ -198,6 +202,8 @@ def _legal(row, off, code, root_end, out):
         twoplanar.legal(row, off, root_end, out)
     elif code == archybrid_swap.CODE:
         archybrid_swap.legal(row, off, root_end, out)
+    elif code == covington.CODE:
+        covington.legal(row, off, root_end, out)
 
 
 @njit(cache=True)
@@ -214,6 +220,8 @@ def _positions(row, off, code, out):
         twoplanar.positions(row, off, out)
     elif code == archybrid_swap.CODE:
         archybrid_swap.positions(row, off, out)
+    elif code == covington.CODE:
+        covington.positions(row, off, out)
 
 
 @njit(cache=True)
@@ -230,6 +238,8 @@ def _apply_one(row, off, code, a):
         twoplanar.apply(row, off, a)
     elif code == archybrid_swap.CODE:
         archybrid_swap.apply(row, off, a)
+    elif code == covington.CODE:
+        covington.apply(row, off, a)
     row[off[L_STEPS]] += 1
 
 

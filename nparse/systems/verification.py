@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from ..trees import is_projective
-from . import archybrid_swap, swapstandard, twoplanar
+from . import archybrid_swap, covington, swapstandard, twoplanar
 from .base import Gold, Oracle, TransitionSystem
 from .search import ExactLoss
 
@@ -79,4 +79,7 @@ VERIFICATIONS: list[Verification] = [
         "archybrid_swap", "static_dynamic", archybrid_swap.reference_search,
         restrict_walk=archybrid_swap.within_restriction,
     ),  # fmt: skip
+    Verification("covington", "static"),
+    # Every tree up to 6 words: python tools/check_oracles.py --system covington (about 4 minutes).
+    Verification("covington", "dynamic", covington.reference_search, slow_search=True, exact_costs=True),
 ]

@@ -1,0 +1,68 @@
+"""NL-Covington on rows (mirrors ``systems/covington.py``): lambda1 is the stack block (i on top),
+lambda2 the second stack block (its leftmost word on top), j is b0. SHIFT moves lambda2 back onto
+lambda1 and pushes j; LEFT (j -> i), RIGHT (i -> j) and NOARC move i to lambda2."""
+
+from __future__ import annotations
+
+from numba import njit
+
+from ..base import NONE
+from .rows import (
+    L_HEADS, L_LMOD, L_NB, L_NS, L_NS2, L_STACK, L_STACK2, attach, buffer, initial_single, is_ancestor, pop_buffer,
+    push, top,
+)  # fmt: skip
+
+CODE = 6
+
+
+@njit(cache=True)
+def initial(row, off, root_end, n):
+    initial_single(row, off, root_end, n)
+    row[off[L_NS2]] = 0
+
+
+@njit(cache=True)
+def terminal(row, off, root_end):
+    return row[off[L_NB]] == 0
+
+
+@njit(cache=True)
+def legal(row, off, root_end, out):
+    if row[off[L_NB]] == 0:
+        return
+    out[0] = True
+    if row[off[L_NS]] == 0:
+        return
+    heads = off[L_HEADS]
+    i, j = top(row, off, 0), buffer(row, off, 0)
+    out[1] = i != 0 and row[heads + i] == NONE and not is_ancestor(row, off, i, j)
+    out[2] = row[heads + j] == NONE and not is_ancestor(row, off, j, i) and (i != 0 or row[off[L_LMOD]] == NONE)
+    out[3] = True
+
+
+@njit(cache=True)
+def positions(row, off, out):
+    out[0] = top(row, off, 0)
+    out[1] = top(row, off, 1)
+    out[2] = buffer(row, off, 0)
+    out[3] = buffer(row, off, 1)
+    n2 = row[off[L_NS2]]
+    out[4] = row[off[L_STACK2] + n2 - 1] if n2 > 0 else NONE
+
+
+@njit(cache=True)
+def apply(row, off, a):
+    ns, ns2 = off[L_NS], off[L_NS2]
+    if a == 0:  # SHIFT: lambda1 . lambda2 . j
+        while row[ns2] > 0:
+            row[ns2] -= 1
+            push(row, off, L_STACK, row[off[L_STACK2] + row[ns2]])
+        push(row, off, L_STACK, pop_buffer(row, off))
+        return
+    i = top(row, off, 0)
+    if a == 1:
+        attach(row, off, buffer(row, off, 0), i)
+    elif a == 2:
+        attach(row, off, i, buffer(row, off, 0))
+    row[ns] -= 1
+    push(row, off, L_STACK2, i)
