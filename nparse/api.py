@@ -69,6 +69,7 @@ class Parser:
     def parse_nbest(
         self,
         sentences: Sequence[Sentence],
+        *,
         beam_size: int | None = None,
         nbest: int = 1,
         batch_size: int | None = None,
@@ -90,18 +91,22 @@ class Parser:
     def parse_sentences(
         self,
         sentences: Sequence[Sentence],
+        *,
         batch_size: int | None = None,
         progress: bool = False,
         beam_size: int | None = None,
         decoder: str | None = None,
     ) -> list[tuple[list[int], list[str]]]:
         """Heads and labels (index 0 = root) of the best tree of every sentence, in input order."""
-        best = self.parse_nbest(sentences, beam_size, 1, batch_size, progress, decoder)
+        best = self.parse_nbest(
+            sentences, beam_size=beam_size, batch_size=batch_size, progress=progress, decoder=decoder
+        )
         return [(p[0].heads, p[0].labels) for p in best]
 
     def parse(
         self,
         source: str | Path | Iterable[Sequence[str]] | Sequence[Sentence],
+        *,
         fmt: str = "auto",
         beam_size: int | None = None,
         nbest: int | None = None,
@@ -138,7 +143,7 @@ class Parser:
                 assert len(sentences) == len(items)
             else:
                 sentences = items  # type: ignore[assignment]
-        results = self.parse_nbest(sentences, beam_size, 1 if nbest is None else nbest, decoder=decoder)
+        results = self.parse_nbest(sentences, beam_size=beam_size, nbest=1 if nbest is None else nbest, decoder=decoder)
         if nbest is None:
             return [parsed_sentence(s, p[0]) for s, p in zip(sentences, results)]
         return [nbest_sentences(s, parses) for s, parses in zip(sentences, results)]

@@ -111,7 +111,10 @@ def main(argv: list[str] | None = None) -> int:
             bar = stack.enter_context(tqdm(unit="sent", desc="parsing", disable=None, leave=False))
             for part in chunks(sentences, chunk or CHUNK):
                 start = time.perf_counter()
-                results = parser.parse_nbest(part, settings.beam_size, settings.nbest, settings.batch_size, False, settings.decoder)
+                results = parser.parse_nbest(
+                    part, beam_size=settings.beam_size, nbest=settings.nbest, batch_size=settings.batch_size,
+                    decoder=settings.decoder,
+                )  # fmt: skip
                 seconds += time.perf_counter() - start
                 if nbest:
                     done = [t for s, parses in zip(part, results) for t in nbest_sentences(s, parses)]

@@ -92,9 +92,14 @@ def check_run_dir(argv: list[str]) -> str | None:
     return None
 
 
-if __name__ == "__main__":
+def cli() -> None:
+    """``python -m nparse.train`` and ``nparse-train``: the run directory is checked before Hydra starts."""
     problem = check_run_dir(sys.argv[1:])
     if problem:
         print(f"error: {problem}", file=sys.stderr)
         sys.exit(1)
     main()
+
+
+if __name__ == "__main__":
+    cli()

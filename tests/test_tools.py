@@ -33,3 +33,19 @@ def test_plot_runs_writes_a_png_for_two_runs(tmp_path):
     proc = subprocess.run([sys.executable, "tools/plot_runs.py", str(empty)], cwd=PROJECT_ROOT,
                           capture_output=True, text=True, timeout=120)  # fmt: skip
     assert proc.returncode == 1 and "no metrics.json" in proc.stderr
+
+
+def test_console_scripts_name_the_entry_points():
+    """nparse-train, nparse-parse and nparse-eval (pyproject [project.scripts]) load the same
+    functions as python -m nparse.train / parse / evaluate."""
+    from importlib.metadata import entry_points
+
+    import nparse.evaluate
+    import nparse.parse
+    import nparse.train
+
+    scripts = {e.name: e for e in entry_points(group="console_scripts") if e.name.startswith("nparse-")}
+    assert sorted(scripts) == ["nparse-eval", "nparse-parse", "nparse-train"]
+    assert scripts["nparse-train"].load() is nparse.train.cli
+    assert scripts["nparse-parse"].load() is nparse.parse.main
+    assert scripts["nparse-eval"].load() is nparse.evaluate.main

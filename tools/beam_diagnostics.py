@@ -15,24 +15,23 @@ them may score higher, so "model error" is an upper bound.
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 
 import numpy as np
 import torch
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
 
-from nparse.api import Parser  # noqa: E402
-from nparse.decoding.decode import completion_for  # noqa: E402
-from nparse.decoding.beam import beam_search, score_rows  # noqa: E402
-from nparse.io.conllu import read_conllu  # noqa: E402
-from nparse.io.data import bucket_batches, collate, encode  # noqa: E402
-from nparse.paths import resolve_path  # noqa: E402
-from nparse.systems import make_oracle  # noqa: E402
-from nparse.systems.arrays import Layout  # noqa: E402
-from nparse.systems.base import single_rooted  # noqa: E402
+from nparse.api import Parser
+from nparse.decoding.decode import completion_for
+from nparse.decoding.beam import beam_search, score_rows
+from nparse.io.conllu import read_conllu
+from nparse.io.data import bucket_batches, collate, encode
+from nparse.paths import resolve_path
+from nparse.systems import make_oracle
+from nparse.systems.arrays import Layout
+from nparse.systems.base import single_rooted
+
+ROOT = Path(__file__).resolve().parent.parent
 
 STATIC = {"archybrid": "static", "arceager": "static", "arcstandard": "static", "swapstandard": "eager",
           "twoplanar": "static", "archybrid_swap": "static"}  # fmt: skip

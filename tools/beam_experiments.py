@@ -23,13 +23,13 @@ import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
 
-from nparse.api import Parser  # noqa: E402
-from nparse.eval.scores import score  # noqa: E402
-from nparse.io.conllu import read_conllu  # noqa: E402
-from nparse.paths import resolve_path  # noqa: E402
+from nparse.api import Parser
+from nparse.eval.scores import score
+from nparse.io.conllu import read_conllu
+from nparse.paths import resolve_path
+
+ROOT = Path(__file__).resolve().parent.parent
 
 DEFAULT_EXPS = ["beam_early", "beam_maxv", "beam_imp_early", "beam_imp_maxv"]
 

@@ -21,7 +21,6 @@ import json
 import os
 import platform
 import random
-import sys
 import time
 from pathlib import Path
 
@@ -29,13 +28,12 @@ import torch
 from hydra import compose, initialize_config_dir
 from omegaconf import OmegaConf, open_dict
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from nparse import timing  # noqa: E402
-from nparse.api import Parser  # noqa: E402
-from nparse.paths import CONF_DIR  # noqa: E402
-from nparse.training.objectives import Global, Greedy, build_objective  # noqa: E402
-from nparse.training.trainer import Trainer  # noqa: E402
+from nparse import timing
+from nparse.api import Parser
+from nparse.paths import CONF_DIR
+from nparse.training.objectives import Global, Greedy, build_objective
+from nparse.training.trainer import Trainer
 
 
 def machine() -> str:
@@ -87,7 +85,9 @@ def main() -> None:
         trainer = Trainer(cfg, Path(tmp))
         objective = trainer.objective
         if isinstance(objective, Global):  # the first epoch is greedy
-            trainer.objective = build_objective(OmegaConf.merge(cfg, {"trainer": {"name": "greedy"}}), trainer.oracle, trainer.rng)
+            trainer.objective = build_objective(
+                OmegaConf.merge(cfg, {"trainer": {"name": "greedy"}}), trainer.oracle, trainer.rng
+            )
         train_tokens = sum(len(e) for e in trainer.train_examples)
         timing.enabled = True
         timing.take()
@@ -96,12 +96,12 @@ def main() -> None:
         parser = Parser(trainer.model)
         sents = trainer.data.dev + trainer.data.test
         tokens = sum(len(s) for s in sents)
-        parser.parse_sentences(sents[:100], cfg.decoder.batch_size, beam_size=1)  # warm-up
+        parser.parse_sentences(sents[:100], batch_size=cfg.decoder.batch_size, beam_size=1)  # warm-up
         timings = {}
         for k in [1] + ([args.beam] if args.beam else []):
             timing.take()
             start = time.perf_counter()
-            parser.parse_sentences(sents, cfg.decoder.batch_size, beam_size=k)
+            parser.parse_sentences(sents, batch_size=cfg.decoder.batch_size, beam_size=k)
             timings[k] = time.perf_counter() - start
             shares[f"parsing, beam {k}"] = split(timing.take(), timings[k])
         model = trainer.model
@@ -109,12 +109,12 @@ def main() -> None:
             kept = model.completion, model.factor_mask
             model.completion, model.factor_mask = None, 0  # the same beam without the completion model
             start = time.perf_counter()
-            parser.parse_sentences(sents, cfg.decoder.batch_size, beam_size=args.beam)
+            parser.parse_sentences(sents, batch_size=cfg.decoder.batch_size, beam_size=args.beam)
             timings["plain"] = time.perf_counter() - start
             model.completion, model.factor_mask = kept
             if model.has_arc_factor:
                 start = time.perf_counter()
-                parser.parse_sentences(sents, cfg.decoder.batch_size, decoder="mst")
+                parser.parse_sentences(sents, batch_size=cfg.decoder.batch_size, decoder="mst")
                 timings["mst"] = time.perf_counter() - start
         global_stats = None
         if args.global_epoch:

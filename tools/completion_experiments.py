@@ -16,21 +16,20 @@ also with ``decoder=mst``. Prints a Markdown table: dev and test UAS/LAS, parsin
 from __future__ import annotations
 
 import argparse
-import sys
 import time
 from pathlib import Path
 
 import torch
 
+
+from beam_experiments import fine_tune
+
+from nparse.api import Parser
+from nparse.eval.scores import score
+from nparse.io.conllu import read_conllu
+from nparse.paths import resolve_path
+
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-
-from beam_experiments import fine_tune  # noqa: E402
-
-from nparse.api import Parser  # noqa: E402
-from nparse.eval.scores import score  # noqa: E402
-from nparse.io.conllu import read_conllu  # noqa: E402
-from nparse.paths import resolve_path  # noqa: E402
 
 DEFAULT_EXPS = ["beam_swapstd_ndall", "completion_2a", "completion_2ab", "completion_2ab3abc"]
 

@@ -13,7 +13,6 @@ import argparse
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from nparse.io.conllu import read_conllu
 from nparse.trees import arcs_cross, is_projective

@@ -40,19 +40,18 @@ import torch
 from hydra import compose, initialize_config_dir
 from omegaconf import OmegaConf
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from nparse import checkpoint  # noqa: E402
-from nparse import evaluate as evaluate_cli  # noqa: E402
-from nparse import parse as parse_cli  # noqa: E402
-from nparse.api import Parser  # noqa: E402
-from nparse.io.conllu import CoNLLUError, Sentence, read_conllu, read_text, read_utf8, sniff_format  # noqa: E402
-from nparse.io.conllu import tree_problem  # noqa: E402
-from nparse.io.data import Vocabs  # noqa: E402
-from nparse.models.parser import ParserModel  # noqa: E402
-from nparse.paths import CONF_DIR, PROJECT_ROOT  # noqa: E402
-from nparse.systems import make_oracle, make_system  # noqa: E402
-from nparse.training.data import prepare_examples  # noqa: E402
+from nparse import checkpoint
+from nparse import evaluate as evaluate_cli
+from nparse import parse as parse_cli
+from nparse.api import Parser
+from nparse.io.conllu import CoNLLUError, Sentence, read_conllu, read_text, read_utf8, sniff_format
+from nparse.io.conllu import tree_problem
+from nparse.io.data import Vocabs
+from nparse.models.parser import ParserModel
+from nparse.paths import CONF_DIR, PROJECT_ROOT
+from nparse.systems import make_oracle, make_system
+from nparse.training.data import prepare_examples
 
 SHARED = PROJECT_ROOT.parent / "shared" / "data" / "ud"
 BUNDLED_DEV = PROJECT_ROOT / "data" / "ud" / "en_ewt" / "en_ewt-ud-dev.conllu"

@@ -19,10 +19,9 @@ import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from nparse.io.conllu import read_conllu  # noqa: E402
-from nparse.paths import PROJECT_ROOT  # noqa: E402
+from nparse.io.conllu import read_conllu
+from nparse.paths import PROJECT_ROOT
 
 DEV = PROJECT_ROOT / "data" / "ud" / "en_ewt" / "en_ewt-ud-dev.conllu"
 

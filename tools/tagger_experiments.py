@@ -28,16 +28,15 @@ import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-import torch  # noqa: E402
+import torch
 
-import nparse  # noqa: E402
-from nparse.eval.aligned import aligned_scores  # noqa: E402
-from nparse.api import parsed_sentence  # noqa: E402
-from nparse.io.conllu import Sentence, read_conllu, write_conllu  # noqa: E402
-from nparse.io.rawtext import iter_raw  # noqa: E402
-from nparse.paths import PROJECT_ROOT  # noqa: E402
+import nparse
+from nparse.eval.aligned import aligned_scores
+from nparse.api import parsed_sentence
+from nparse.io.conllu import Sentence, read_conllu, write_conllu
+from nparse.io.rawtext import iter_raw
+from nparse.paths import PROJECT_ROOT
 
 
 def train(exp: str, data: str, epochs: int, threads: int, out: Path) -> Path:

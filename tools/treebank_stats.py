@@ -11,16 +11,14 @@ static oracle and its coverage, and how long the MINIMAL sequences took.
 from __future__ import annotations
 
 import argparse
-import sys
 import time
 from pathlib import Path
 
 from tqdm import tqdm
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from nparse.io.conllu import read_conllu, tree_problem  # noqa: E402
-from nparse.systems.swapstandard import (  # noqa: E402
+from nparse.io.conllu import read_conllu, tree_problem
+from nparse.systems.swapstandard import (
     SWAP,
     SwapEager,
     SwapGold,
@@ -29,8 +27,8 @@ from nparse.systems.swapstandard import (  # noqa: E402
     SwapStandard,
     minimal_sequence,
 )
-from nparse.systems.twoplanar import SWITCH, TwoPlanar, TwoPlanarGold, is_two_planar  # noqa: E402
-from nparse.trees import is_projective  # noqa: E402
+from nparse.systems.twoplanar import SWITCH, TwoPlanar, TwoPlanarGold, is_two_planar
+from nparse.trees import is_projective
 
 HEADER = (
     "| treebank | sentences | % projective | % 2-planar | EAGER swaps | % swap red. (LAZY) "
