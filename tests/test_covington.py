@@ -284,3 +284,18 @@ def test_dynamic_oracle_counts_a_cycle_of_reachable_gold_arcs():
     assert exact.future(c) + exact.built(c) == 2
     costs = oracle.costs(c, gold)
     assert costs == [exact.cost(c, a) if ok else None for a, ok in enumerate(system.legal(c))]
+
+
+def test_compiled_costs_equal_the_python_definition():
+    """The oracle's compiled costs (covington_kernels.py) equal ``reference_costs`` everywhere
+    on random walks over sentences of 2-40 words."""
+    system = Covington()
+    oracle = CovingtonDynamic(system)
+    rng = random.Random(21)
+    checked = 0
+    for _ in range(200):
+        gold = oracle.prepare(random_tree(rng.randrange(2, 41), rng))
+        for c in random_walk(system, gold.n, rng):
+            assert oracle.costs(c, gold) == oracle.reference_costs(c, gold), c
+            checked += 1
+    assert checked > 5000

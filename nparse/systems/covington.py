@@ -47,7 +47,10 @@ from __future__ import annotations
 
 from typing import Hashable, Sequence
 
+import numpy as np
+
 from ..trees import is_ancestor
+from . import covington_kernels as oracle_kernels
 from .kernels import covington as kernel
 from .base import NONE, Config, CostOracle, Gold, StaticOracle, TransitionSystem
 from .search import ExactLoss
@@ -192,6 +195,20 @@ class CovingtonDynamic(CostOracle):
     name = "dynamic"
 
     def costs(self, c: Config, gold: Gold) -> list[int | None]:
+        """The costs of ``reference_costs``, computed by the compiled kernel."""
+        if not c.buffer:
+            return [None, None, None, None]
+        gh = getattr(gold, "array", None)
+        if gh is None:
+            gh = gold.array = np.asarray(gold.heads, dtype=np.int64)  # type: ignore[attr-defined]
+        out = np.empty(4, dtype=np.int64)
+        legal = np.asarray(self.system.legal(c), dtype=np.bool_)
+        i = c.stack[-1] if c.stack else NONE
+        oracle_kernels.costs(gh, np.asarray(c.heads, dtype=np.int64), i, c.buffer[-1], Covington.root_taken(c), legal, out)
+        return [int(x) if ok else None for x, ok in zip(out, legal)]
+
+    def reference_costs(self, c: Config, gold: Gold) -> list[int | None]:
+        """cost(t) = loss(t(c)) - loss(c) for every legal t, in Python (the kernel's reference)."""
         legal = self.system.legal(c)
         out: list[int | None] = [None, None, None, None]
         if not c.buffer:
