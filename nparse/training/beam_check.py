@@ -49,7 +49,9 @@ def settings_for(oracle: Oracle, i: int, beam: int = 3) -> GlobalSettings:
     return choices[i % len(choices)]
 
 
-def check_tree(case: Verification, system, oracle, heads: list[int], seed: int, settings: GlobalSettings) -> tuple[int, list]:
+def check_tree(
+    case: Verification, system, oracle, heads: list[int], seed: int, settings: GlobalSettings
+) -> tuple[int, list]:
     """(items checked, mismatches) for one sentence run with random scores."""
     gold = oracle.prepare(heads)
     if gold is None or not case.keeps(heads):
@@ -98,7 +100,9 @@ def trees(all_up_to: int, random_sizes: dict[int, int], rng: random.Random) -> I
             yield random_tree(n, rng)
 
 
-def check_case(case: Verification, all_up_to: int, random_sizes: dict[int, int], seed: int = 11) -> tuple[int, int, list]:
+def check_case(
+    case: Verification, all_up_to: int, random_sizes: dict[int, int], seed: int = 11
+) -> tuple[int, int, list]:
     """(trees, items checked, first mismatches) of one system/oracle pair."""
     system, oracle = case.make()
     rng = random.Random(seed)

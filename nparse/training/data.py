@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
+from pathlib import Path
 
 from omegaconf import DictConfig
 from tqdm import tqdm
@@ -64,3 +65,27 @@ def prepare_examples(sents: list[Sentence], vocabs: Vocabs, oracle: Oracle, skip
             ", ".join(fallbacks[:20]) + (" ..." if len(fallbacks) > 20 else ""),
         )
     return examples
+
+
+def report_skipped(skipped: list[tuple[str, str]], kept: int, run_dir: Path) -> None:
+    """``skipped.tsv`` in the run directory, and a warning naming the first skipped sentences."""
+    with open(run_dir / "skipped.tsv", "w", encoding="utf-8") as handle:
+        handle.write("sent_id\treason\n")
+        for name, reason in skipped:
+            handle.write(f"{name}\t{reason}\n")
+    if skipped:
+        shown = ", ".join(name for name, _ in skipped[:5])
+        log.warning(
+            "skipped %d of %d training sentences (%s%s); list in %s",
+            len(skipped), len(skipped) + kept, shown, ", ..." if len(skipped) > 5 else "", run_dir / "skipped.tsv",
+        )  # fmt: skip
+    log.info("training on %d sentences", kept)
+
+
+def check_not_empty(examples: list[Example], skipped: list[tuple[str, str]], train: str) -> None:
+    """Refuse a run with nothing to train on, saying why the sentences were skipped."""
+    if examples:
+        return
+    reasons = sorted({reason for _, reason in skipped})
+    why = f" ({len(skipped)} skipped: {'; '.join(reasons[:3])})" if reasons else " (the file is empty)"
+    raise ValueError(f"data.train={train}: no sentence to train on{why}")

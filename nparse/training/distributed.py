@@ -116,3 +116,16 @@ def gather_counters(counts, ranks: Ranks):
     for part in parts:
         out.update(part)
     return out
+
+
+class NoWriter:
+    """TensorBoard writer of the ranks that do not write (all but rank 0)."""
+
+    def add_scalar(self, *args, **kwargs) -> None:
+        pass
+
+    def flush(self) -> None:
+        pass
+
+    def close(self) -> None:
+        pass

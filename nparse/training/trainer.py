@@ -26,14 +26,14 @@ from ..decoding.decode import decode_sentences, parsed_sentence
 from ..decoding.settings import DecodeSettings
 from ..eval.scores import Scores, score
 from ..io.conllu import Sentence, write_conllu
-from ..io.data import Vocabs, bucket_batches, collate
-from ..models.encoder import extend_with_pretrained
-from ..models.parser import PRECISIONS, ParserModel
+from ..io.data import bucket_batches, collate
+from ..models.parser import PRECISIONS
 from ..paths import resolve_path
 from ..runtime import cpu_threads, pick_device
 from ..systems import make_oracle, make_system
-from .data import load_data, prepare_examples
-from .distributed import Ranks, barrier, gather_counters, sum_gradients, total
+from .data import check_not_empty, load_data, prepare_examples, report_skipped
+from .distributed import NoWriter, Ranks, barrier, gather_counters, sum_gradients, total
+from .models import fine_tuned_model, new_model
 from .objectives import build_objective
 from .resume import STOP_SIGNALS, Preempted, resumed_config
 from .settings import check_settings, oracle_options, system_options
@@ -42,19 +42,6 @@ log = logging.getLogger("nparse.train")
 
 # Per-epoch statistics drawn in TensorBoard under train/ besides the objective's own.
 TRAIN_CURVES = ("oracle_share",)
-
-
-class NoWriter:
-    """TensorBoard writer of the ranks that do not write (all but rank 0)."""
-
-    def add_scalar(self, *args, **kwargs) -> None:
-        pass
-
-    def flush(self) -> None:
-        pass
-
-    def close(self) -> None:
-        pass
 
 
 class Trainer:
@@ -108,17 +95,9 @@ class Trainer:
         self.train_examples = prepare_examples(self.data.train, self.vocabs, self.oracle, self.data.skipped)
         self.prepare_seconds = time.perf_counter() - start
         log.info("oracle data for %d sentences prepared in %.1f s", len(self.data.train), self.prepare_seconds)
-        self._report_skipped()
-        if not self.train_examples:
-            reasons = sorted({reason for _, reason in self.data.skipped})
-            raise ValueError(
-                f"data.train={cfg.data.train}: no sentence to train on"
-                + (
-                    f" ({len(self.data.skipped)} skipped: {'; '.join(reasons[:3])})"
-                    if reasons
-                    else " (the file is empty)"
-                )
-            )
+        if self.ranks.main:
+            report_skipped(self.data.skipped, len(self.train_examples), self.run_dir)
+        check_not_empty(self.train_examples, self.data.skipped, cfg.data.train)
         self.objective.check_examples(self.train_examples)
         self.optimizer = torch.optim.Adam(self.model.parameters(), lr=tc.lr, betas=tuple(tc.betas))
         self.model.set_precision(self.precision)
@@ -140,47 +119,13 @@ class Trainer:
 
     # -- set-up -----------------------------------------------------------------------------
     def _build(self) -> None:
-        mc = self.cfg.model
-        self.vocabs = Vocabs.build(self.data.train, lowercase=mc.lowercase)
-        pretrained = None
-        options = {k: v for k, v in OmegaConf.to_container(mc, resolve=True).items()}  # type: ignore[union-attr]
-        if mc.get("pretrained"):
-            pretrained = extend_with_pretrained(
-                self.vocabs, str(resolve_path(mc.pretrained, "model.pretrained")), int(mc.pretrained_max)
-            )
-            options["word_dim"] = pretrained.shape[1]
-        self.model = ParserModel(self.vocabs, self.system, options, pretrained).to(self.device)
+        self.model = new_model(self.cfg, self.system, self.data.train, self.device)
+        self.vocabs = self.model.vocabs
 
     def _init_from(self, path: Path) -> None:
         """Start from a trained model's weights (and its vocabularies and sizes), fresh optimizer."""
-        state = checkpoint.load(path, self.device)
-        if state["system"] != system_options(self.cfg):
-            raise ValueError(
-                f"trainer.init_from={path}: the checkpoint's system {state['system']} differs from "
-                f"system={system_options(self.cfg)}; fine-tune with the same system and options"
-            )
-        wanted = OmegaConf.to_container(self.cfg.model, resolve=True)
-        completion = wanted.get("completion")  # type: ignore[union-attr]
-        if completion and completion.get("factors") and completion != state["model_options"].get("completion"):
-            # The completion model is the part being fine-tuned: the config's, initialised fresh.
-            options = {**state["model_options"], "completion": completion}
-            self.model = ParserModel(Vocabs.from_state(state["vocabs"]), self.system, options)
-            weights = {k: v for k, v in state["model"].items() if not k.startswith("completion.")}
-            missing, unexpected = self.model.load_state_dict(weights, strict=False)
-            if unexpected or any(not k.startswith("completion.") for k in missing):
-                raise ValueError(f"trainer.init_from={path}: weights do not fit the model ({missing}, {unexpected})")
-            self.model.to(self.device)
-            log.info("completion model %s: new, initialised at random", completion)
-        else:
-            self.model = model_from_state(state, self.device, path)
+        self.model = fine_tuned_model(path, self.cfg, self.system, self.device)
         self.vocabs = self.model.vocabs
-        ignored = {
-            k for k, v in wanted.items()  # type: ignore[union-attr]
-            if k in self.model.options and self.model.options[k] != v
-        }  # fmt: skip
-        log.info("initialised from %s (epoch %d)", path, state.get("epoch", 0))
-        if ignored:
-            log.warning("model.%s: taken from the checkpoint, not the config", ", model.".join(sorted(ignored)))
 
     def _resume(self, path: Path) -> None:
         state = checkpoint.load(path, self.device, resume=True)
@@ -202,26 +147,6 @@ class Trainer:
         log.info("resuming %s after epoch %d%s", path, self.epoch, where)
         for note in getattr(self, "resume_notes", []):
             log.info("resume with %s", note)
-
-    def _report_skipped(self) -> None:
-        if not self.ranks.main:
-            return
-        skipped = self.data.skipped
-        with open(self.run_dir / "skipped.tsv", "w", encoding="utf-8") as handle:
-            handle.write("sent_id\treason\n")
-            for name, reason in skipped:
-                handle.write(f"{name}\t{reason}\n")
-        if skipped:
-            shown = ", ".join(name for name, _ in skipped[:5])
-            log.warning(
-                "skipped %d of %d training sentences (%s%s); list in %s",
-                len(skipped),
-                len(skipped) + len(self.train_examples),
-                shown,
-                ", ..." if len(skipped) > 5 else "",
-                self.run_dir / "skipped.tsv",
-            )
-        log.info("training on %d sentences", len(self.train_examples))
 
     def _rng_state(self) -> dict:
         return {"python": self.rng.getstate(), "torch": torch.get_rng_state()}

@@ -1,0 +1,69 @@
+"""The network a run trains: a new one from the config, or a trained one to fine-tune."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+import torch
+from omegaconf import DictConfig, OmegaConf
+
+from .. import checkpoint
+from ..checkpoint import model_from_state
+from ..io.conllu import Sentence
+from ..io.data import Vocabs
+from ..models.encoder import extend_with_pretrained
+from ..models.parser import ParserModel
+from ..paths import resolve_path
+from ..systems import TransitionSystem
+from .settings import system_options
+
+log = logging.getLogger("nparse.train")
+
+
+def new_model(cfg: DictConfig, system: TransitionSystem, train: list[Sentence], device: torch.device) -> ParserModel:
+    """A network of the config's sizes with vocabularies of the training sentences (and the
+    pretrained vectors of ``model.pretrained``)."""
+    mc = cfg.model
+    vocabs = Vocabs.build(train, lowercase=mc.lowercase)
+    pretrained = None
+    options = {k: v for k, v in OmegaConf.to_container(mc, resolve=True).items()}  # type: ignore[union-attr]
+    if mc.get("pretrained"):
+        pretrained = extend_with_pretrained(
+            vocabs, str(resolve_path(mc.pretrained, "model.pretrained")), int(mc.pretrained_max)
+        )
+        options["word_dim"] = pretrained.shape[1]
+    return ParserModel(vocabs, system, options, pretrained).to(device)
+
+
+def fine_tuned_model(path: Path, cfg: DictConfig, system: TransitionSystem, device: torch.device) -> ParserModel:
+    """A trained model's weights, vocabularies and sizes (``trainer.init_from``); a completion
+    model the config asks for and the checkpoint lacks starts at random."""
+    state = checkpoint.load(path, device)
+    if state["system"] != system_options(cfg):
+        raise ValueError(
+            f"trainer.init_from={path}: the checkpoint's system {state['system']} differs from "
+            f"system={system_options(cfg)}; fine-tune with the same system and options"
+        )
+    wanted = OmegaConf.to_container(cfg.model, resolve=True)
+    completion = wanted.get("completion")  # type: ignore[union-attr]
+    if completion and completion.get("factors") and completion != state["model_options"].get("completion"):
+        # The completion model is the part being fine-tuned: the config's, initialised fresh.
+        options = {**state["model_options"], "completion": completion}
+        model = ParserModel(Vocabs.from_state(state["vocabs"]), system, options)
+        weights = {k: v for k, v in state["model"].items() if not k.startswith("completion.")}
+        missing, unexpected = model.load_state_dict(weights, strict=False)
+        if unexpected or any(not k.startswith("completion.") for k in missing):
+            raise ValueError(f"trainer.init_from={path}: weights do not fit the model ({missing}, {unexpected})")
+        model.to(device)
+        log.info("completion model %s: new, initialised at random", completion)
+    else:
+        model = model_from_state(state, device, path)
+    ignored = {
+        k for k, v in wanted.items()  # type: ignore[union-attr]
+        if k in model.options and model.options[k] != v
+    }  # fmt: skip
+    log.info("initialised from %s (epoch %d)", path, state.get("epoch", 0))
+    if ignored:
+        log.warning("model.%s: taken from the checkpoint, not the config", ", model.".join(sorted(ignored)))
+    return model
