@@ -25,6 +25,7 @@ def size_of(case: Verification) -> tuple[int, dict[int, int]]:
     return 4, {5: 15, 6: 10}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", CASES, ids=[f"{c.system}-{c.oracle}" for c in CASES])
 def test_beam_items_marked_correct_match_exhaustive_search(case):
     """Beams of 3 with random scores, every update mode, restarts from the positive and

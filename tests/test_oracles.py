@@ -36,6 +36,7 @@ def assert_agrees(result: dict) -> None:
 SEARCHED = [v for v in VERIFICATIONS if v.reference is not None]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", SEARCHED, ids=[v.label.replace(" ", "-") for v in SEARCHED])
 def test_oracle_equals_exhaustive_search(case):
     """Zero-cost sets equal exhaustive search (systems/verification.py says how each oracle is
