@@ -20,7 +20,7 @@ from typing import Hashable
 
 from ..trees import is_projective
 from .kernels import arceager as kernel
-from .base import NONE, Config, CostOracle, Gold, StaticOracle, TransitionSystem
+from .base import NONE, Config, CostOracle, Gold, StaticOracle, TransitionSystem, front_arc
 
 SHIFT, LEFT, RIGHT, REDUCE = 0, 1, 2, 3
 
@@ -69,11 +69,7 @@ class ArcEager(TransitionSystem):
             c.stack.pop()
 
     def arc_of(self, c: Config, a: int) -> tuple[int, int] | None:
-        if a == LEFT:
-            return c.buffer[-1], c.stack[-1]
-        if a == RIGHT:
-            return c.stack[-1], c.buffer[-1]
-        return None
+        return front_arc(c, a, LEFT, RIGHT)
 
     def positions(self, c: Config) -> list[int]:
         stack, buffer = c.stack, c.buffer

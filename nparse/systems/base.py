@@ -85,6 +85,16 @@ class Gold:
         self.children = children_of(self.heads)
 
 
+def front_arc(c: Config, a: int, left: int, right: int) -> tuple[int, int] | None:
+    """The arc of action ``a`` in systems whose arcs join the stack top and b0: ``left`` adds
+    b0 -> s0, ``right`` adds s0 -> b0 (arc-eager, 2-Planar, Covington)."""
+    if a == left:
+        return c.buffer[-1], c.stack[-1]
+    if a == right:
+        return c.stack[-1], c.buffer[-1]
+    return None
+
+
 def single_rooted(heads: Sequence[int]) -> list[int]:
     """Heads of a finished parse (index 0 = root) completed to a single-rooted tree.
 

@@ -52,7 +52,7 @@ import numpy as np
 from ..trees import is_ancestor
 from . import covington_kernels as oracle_kernels
 from .kernels import covington as kernel
-from .base import NONE, Config, CostOracle, Gold, StaticOracle, TransitionSystem
+from .base import NONE, Config, CostOracle, Gold, StaticOracle, TransitionSystem, front_arc
 from .search import ExactLoss
 
 SHIFT, LEFT, RIGHT, NOARC = 0, 1, 2, 3
@@ -139,11 +139,7 @@ class Covington(TransitionSystem):
         stack2.append(c.stack.pop())
 
     def arc_of(self, c: Config, a: int) -> tuple[int, int] | None:
-        if a == LEFT:
-            return c.buffer[-1], c.stack[-1]
-        if a == RIGHT:
-            return c.stack[-1], c.buffer[-1]
-        return None
+        return front_arc(c, a, LEFT, RIGHT)
 
     def positions(self, c: Config) -> list[int]:
         stack, buffer, stack2 = c.stack, c.buffer, c.stack2  # type: ignore[attr-defined]

@@ -38,7 +38,7 @@ import numpy as np
 from ..trees import arcs_cross, is_ancestor
 from . import twoplanar_kernels as oracle_kernels
 from .kernels import twoplanar as kernel
-from .base import NONE, Config, CostOracle, Gold, StaticOracle, TransitionSystem
+from .base import NONE, Config, CostOracle, Gold, StaticOracle, TransitionSystem, front_arc
 from .search import ExactLoss
 
 SHIFT, LEFT, RIGHT, REDUCE, SWITCH = 0, 1, 2, 3, 4
@@ -120,11 +120,7 @@ class TwoPlanar(TransitionSystem):
             c.switched = True  # type: ignore[attr-defined]
 
     def arc_of(self, c: Config, a: int) -> tuple[int, int] | None:
-        if a == LEFT:
-            return c.buffer[-1], c.stack[-1]
-        if a == RIGHT:
-            return c.stack[-1], c.buffer[-1]
-        return None
+        return front_arc(c, a, LEFT, RIGHT)
 
     def positions(self, c: Config) -> list[int]:
         stack, other = c.stack, c.stack2  # type: ignore[attr-defined]
