@@ -6,7 +6,8 @@ from numba import njit
 
 from ..base import NONE
 from .rows import (
-    L_HEADS, L_LMOD, L_NB, L_NS, L_STACK, attach, buffer, initial_single, left_pop, pop_buffer, push, shift, top,
+    L_HEADS, L_LMOD, L_NB, L_NS, L_STACK, attach, initial_single, left_pop, pop_buffer, push, shift, top,
+    two_stack_two_buffer_positions,
 )  # fmt: skip
 
 CODE = 1
@@ -35,10 +36,7 @@ def legal(row, off, root_end, out):
 
 @njit(cache=True)
 def positions(row, off, out):
-    out[0] = top(row, off, 0)
-    out[1] = top(row, off, 1)
-    out[2] = buffer(row, off, 0)
-    out[3] = buffer(row, off, 1)
+    two_stack_two_buffer_positions(row, off, out)
 
 
 @njit(cache=True)

@@ -9,7 +9,7 @@ from numba import njit
 from ..base import NONE
 from .rows import (
     L_HEADS, L_LMOD, L_NB, L_NS, L_NS2, L_STACK, L_STACK2, attach, buffer, initial_single, is_ancestor, pop_buffer,
-    push, top,
+    push, top, two_stack_two_buffer_positions,
 )  # fmt: skip
 
 CODE = 6
@@ -42,10 +42,7 @@ def legal(row, off, root_end, out):
 
 @njit(cache=True)
 def positions(row, off, out):
-    out[0] = top(row, off, 0)
-    out[1] = top(row, off, 1)
-    out[2] = buffer(row, off, 0)
-    out[3] = buffer(row, off, 1)
+    two_stack_two_buffer_positions(row, off, out)
     n2 = row[off[L_NS2]]
     out[4] = row[off[L_STACK2] + n2 - 1] if n2 > 0 else NONE
 

@@ -129,3 +129,12 @@ def stack_buffer_positions(row, off, out):
     out[1] = top(row, off, 1)
     out[2] = top(row, off, 2)
     out[3] = buffer(row, off, 0)
+
+
+@njit(cache=True)
+def two_stack_two_buffer_positions(row, off, out):
+    """s0 s1 b0 b1: the first positions of arc-eager and Covington."""
+    out[0] = top(row, off, 0)
+    out[1] = top(row, off, 1)
+    out[2] = buffer(row, off, 0)
+    out[3] = buffer(row, off, 1)
