@@ -24,8 +24,9 @@ def same_config(a, b) -> bool:
 @pytest.mark.parametrize("name,options", VARIANTS, ids=[f"{n}-{o.get('root', '')}" for n, o in VARIANTS])
 @pytest.mark.parametrize("modifiers", [False, True])
 def test_rows_follow_the_python_system(name, options, modifiers):
-    """Random walks: legal, terminal, features and the configuration agree at every step;
-    a batch of sentences of different lengths is driven at once, branching by gather."""
+    """Random walks: legal, terminal, features and the configuration agree at every step (and
+    ``from_config`` gives the row back); a batch of sentences of different lengths is driven at
+    once, branching by gather."""
     system = make_system(name, modifiers=modifiers, **options)
     rng = random.Random(7)
     for _ in range(15):
@@ -40,6 +41,7 @@ def test_rows_follow_the_python_system(name, options, modifiers):
             rows, legal, done = layout.inspect(states, offsets, empty)
             for i, c in enumerate(configs):
                 assert same_config(layout.to_config(states, i), c), (i, c, layout.to_config(states, i))
+                assert same_config(layout.to_config(layout.from_config(c)[None], 0), c)  # and back
                 assert bool(done[i]) == system.terminal(c)
                 if done[i]:
                     continue

@@ -55,6 +55,8 @@ class Layout:
         offsets += [col + k for k in range(7)]  # the seven scalars
         offsets.append(col + 7)  # row width
         self.offsets = np.array(offsets, dtype=np.int64)
+        self._columns = offsets  # the same as Python ints, for per-row Python code
+        self.planes = "plane" in blocks
         sources = system._modifier_sources if system.modifiers else []
         self.n_base = len(system.base_slots)
         self.mod_left = np.array([left for left, _ in sources], dtype=np.bool_)
@@ -146,6 +148,33 @@ class Layout:
             if "stack2" in self.system.row_blocks:
                 c.stack2 = other  # type: ignore[attr-defined]
         return c
+
+
+    def from_config(self, c: Config) -> np.ndarray:
+        """The row of a ``Config`` (the inverse of ``to_config``), for oracles that read rows.
+        Completion bits are not part of a ``Config`` and stay 0."""
+        stack, buf, heads, n, other = c.stack, c.buffer, c.heads, c.n, getattr(c, "stack2", ())
+        if n + 1 > self.width:
+            raise ValueError(f"a configuration of {n} words does not fit rows of width {self.width}")
+        o = self._columns
+        row = np.zeros(o[L_WIDTH], dtype=np.int32)
+        if self.planes:  # 2-Planar: L_STACK holds plane 0's stack, c.stack the active one
+            active = c.active  # type: ignore[attr-defined]
+            if active:
+                stack, other = other, stack
+            row[o[L_ACTIVE]], row[o[L_SWITCHED]] = active, c.switched  # type: ignore[attr-defined]
+            row[o[L_PLANE] : o[L_PLANE] + n + 1] = c.plane  # type: ignore[attr-defined]
+        row[o[L_HEADS] : o[L_HEADS] + n + 1] = heads
+        row[o[L_LMOD] : o[L_LMOD] + n + 1] = c.lmod
+        row[o[L_RMOD] : o[L_RMOD] + n + 1] = c.rmod
+        row[o[L_BUF] : o[L_BUF] + len(buf)] = buf
+        row[o[L_STACK] : o[L_STACK] + len(stack)] = stack
+        if other:
+            row[o[L_STACK2] : o[L_STACK2] + len(other)] = other
+        row[o[L_NS]], row[o[L_NS2]], row[o[L_NB]], row[o[L_STEPS]], row[o[L_N]] = (
+            len(stack), len(other), len(buf), c.steps, n
+        )  # fmt: skip
+        return row
 
 
 # -- dispatch: one line per system ------------------------------------------------------------

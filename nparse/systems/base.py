@@ -13,9 +13,14 @@ exhaustive search and by beam recombination). Words are numbered 1..n and 0 is t
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from typing import ClassVar, Hashable, Sequence
+from typing import TYPE_CHECKING, ClassVar, Hashable, Sequence
+
+import numpy as np
 
 from ..trees import children_of
+
+if TYPE_CHECKING:
+    from .arrays import Layout
 
 NONE = -1  # "no word": empty feature position, missing head, missing modifier
 
@@ -224,6 +229,11 @@ class Oracle(ABC):
     def correct(self, c: Config, gold: Gold) -> list[bool]:
         """One flag per action: the transitions this oracle accepts in ``c``."""
 
+    def for_rows(self, golds: Sequence[Gold]) -> "RowOracle":
+        """``correct`` on rows for a batch of sentences (beam training keeps its items as rows).
+        An oracle with a compiled cost on rows overrides it to skip building ``Config`` objects."""
+        return RowOracle(self, golds)
+
     def may_explore(self, c: Config, gold: Gold, action: int) -> bool:
         """Whether training with exploration may follow a wrong ``action`` here."""
         return True
@@ -232,6 +242,28 @@ class Oracle(ABC):
         """Whether the correct derivations rebuild the gold tree itself (not only the best
         reachable one): false for trees the system cannot build that the oracle still accepts."""
         return True
+
+
+class RowOracle:
+    """An oracle's correct transitions for items kept as rows of a batch of sentences: this
+    default turns each row into a ``Config`` (once per distinct row) and asks ``correct``."""
+
+    def __init__(self, oracle: Oracle, golds: Sequence[Gold]):
+        self.oracle, self.golds = oracle, golds
+
+    def __call__(self, layout: "Layout", states: np.ndarray, items: np.ndarray, sent: np.ndarray) -> np.ndarray:
+        """Flags [len(items), actions]: the correct transitions of rows ``states[items]``, row i
+        belonging to sentence ``sent[i]`` of ``golds``."""
+        out = np.zeros((len(items), len(self.oracle.system.actions)), dtype=bool)
+        seen: dict[tuple[int, bytes], np.ndarray] = {}  # the beam and the gold beam share items
+        for k, i in enumerate(items.tolist()):
+            key = (int(sent[i]), states[i].tobytes())
+            flags = seen.get(key)
+            if flags is None:
+                c = layout.to_config(states, i)
+                flags = seen[key] = np.array(self.oracle.correct(c, self.golds[sent[i]]), dtype=bool)
+            out[k] = flags
+        return out
 
 
 class StaticOracle(Oracle):

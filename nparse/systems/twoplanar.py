@@ -37,8 +37,9 @@ import numpy as np
 
 from ..trees import arcs_cross, is_ancestor
 from . import twoplanar_kernels as oracle_kernels
+from .arrays import Layout
 from .kernels import twoplanar as kernel
-from .base import NONE, Config, CostOracle, Gold, StaticOracle, TransitionSystem, front_arc
+from .base import NONE, Config, CostOracle, Gold, RowOracle, StaticOracle, TransitionSystem, front_arc
 from .search import ExactLoss
 
 SHIFT, LEFT, RIGHT, REDUCE, SWITCH = 0, 1, 2, 3, 4
@@ -297,16 +298,41 @@ class TwoPlanarDynamic(CostOracle):
     def __init__(self, system: TransitionSystem, switch_regularization: bool = True):
         super().__init__(system)
         self.switch_regularization = switch_regularization
+        self._layouts: dict[int, Layout] = {}  # rows of one sentence length, for ``costs``
 
     def prepare(self, heads):
         return TwoPlanarGold(heads, self.system)  # type: ignore[arg-type]
 
     def costs(self, c: Config, gold: Gold) -> list[int | None]:
-        costs = oracle_kernels.costs(c, gold)
-        if self.switch_regularization and costs[SWITCH] == 0:
-            if any(costs[t] == 0 for t in (SHIFT, LEFT, RIGHT, REDUCE)):
-                costs[SWITCH] = 1
-        return costs
+        layout = self._layouts.get(c.n)
+        if layout is None:
+            layout = self._layouts[c.n] = Layout(self.system, c.n + 1)
+        out = np.empty(5, dtype=np.int64)
+        g: TwoPlanarGold = gold  # type: ignore[assignment]
+        oracle_kernels.costs(layout.from_config(c), layout.offsets, g.gh, g.gplane, self.switch_regularization, out)
+        return [None if x == oracle_kernels.ILLEGAL else x for x in out.tolist()]
+
+    def for_rows(self, golds: Sequence[Gold]) -> RowOracle:
+        return TwoPlanarRows(self, golds)
+
+
+class TwoPlanarRows(RowOracle):
+    """The dynamic oracle for all asked rows of a batch in one compiled call."""
+
+    def __init__(self, oracle: TwoPlanarDynamic, golds: Sequence[Gold]):
+        super().__init__(oracle, golds)
+        self.regularize = oracle.switch_regularization
+        self.gh = np.concatenate([g.gh for g in golds])  # type: ignore[attr-defined]
+        self.gplane = np.concatenate([g.gplane for g in golds])  # type: ignore[attr-defined]
+        self.gstart = np.cumsum([0] + [len(g.gh) for g in golds])  # type: ignore[attr-defined]
+
+    def __call__(self, layout: Layout, states: np.ndarray, items: np.ndarray, sent: np.ndarray) -> np.ndarray:
+        out = np.zeros((len(items), 5), dtype=bool)
+        oracle_kernels.correct_rows(
+            states, np.asarray(items, dtype=np.int64), np.asarray(sent, dtype=np.int64), layout.offsets,
+            self.gh, self.gplane, self.gstart, self.regularize, out,
+        )  # fmt: skip
+        return out
 
 
 def reference_search(system: TwoPlanar, gold: TwoPlanarGold, plane_agnostic: bool = False) -> ExactLoss:

@@ -151,6 +151,8 @@ class GlobalSearch:
             if settings.restart:
                 raise ValueError(f"{oracle.name} is a static oracle: it cannot restart")
             self.sequences = [static_sequence(oracle, g) for g in golds]
+        else:
+            self.row_oracle = oracle.for_rows(golds)
         self.rec = GlobalRecord(*(np.zeros(0, dtype=np.int64) for _ in range(4)), sentences=len(lengths))
         self.rows: list[np.ndarray] = []
         self.n_rows = 0
@@ -225,14 +227,7 @@ class GlobalSearch:
             ok[ask, [self.sequences[self.sent[i]][t] for i, t in zip(ask, steps)]] = True
             ok &= legal
         else:
-            seen: dict[tuple[int, bytes], np.ndarray] = {}  # the beam and the gold beam share items
-            for i in ask:
-                key = (int(self.sent[i]), self.states[i].tobytes())
-                flags = seen.get(key)
-                if flags is None:
-                    c = layout.to_config(self.states, int(i))
-                    flags = seen[key] = np.array(self.oracle.correct(c, self.golds[self.sent[i]]), dtype=bool)
-                ok[i] = flags & legal[i]
+            ok[ask] = self.row_oracle(layout, self.states, ask, self.sent) & legal[ask]
         rec.oracle_seconds += time.perf_counter() - clock
         allowed = np.where((self.kind == 0)[:, None], legal, ok)
         s = step(
