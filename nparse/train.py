@@ -17,6 +17,7 @@ from pathlib import Path
 import hydra
 from omegaconf import DictConfig
 
+from . import config_schema  # noqa: F401  (registers the config schemas)
 from .paths import CONF_DIR
 from .runtime import pick_device
 from .training.distributed import Ranks, broadcast, ranks_from_env, setup, shutdown

@@ -45,3 +45,15 @@ def test_every_system_has_a_preset():
     presets = {p.stem: p.read_text() for p in (CONF_DIR / "exp").glob("*.yaml")}
     for name in SYSTEMS:
         assert any(f"override /system: {name}\n" in text for text in presets.values()), f"no conf/exp preset for {name}"
+
+
+def test_oracle_options_are_checked_against_the_constructor():
+    """The oracle group has no schema: its keys are checked against the oracle's signature."""
+    from nparse.systems import make_oracle, make_system
+
+    system = make_system("twoplanar")
+    assert make_oracle(system, "dynamic", switch_regularization=False).switch_regularization is False
+    with pytest.raises(ValueError, match=r"oracle.switch_reg: not an option of twoplanar's dynamic oracle \(its options: switch_regularization\)"):
+        make_oracle(system, "dynamic", switch_reg=True)
+    with pytest.raises(ValueError, match="oracle.switch_regularization=yes: expected a bool"):
+        make_oracle(system, "dynamic", switch_regularization="yes")

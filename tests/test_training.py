@@ -177,6 +177,7 @@ def test_sigterm_mid_epoch_then_resume_auto_matches_an_uninterrupted_run(tmp_pat
     with the metrics of an uninterrupted run. In an empty directory resume=auto starts fresh."""
     from hydra import compose, initialize_config_dir
 
+    from nparse import config_schema  # noqa: F401  (registers the config schemas)
     from nparse.paths import CONF_DIR
     from nparse.training.trainer import Preempted, Trainer
 
@@ -253,6 +254,7 @@ def test_bf16_training_runs_on_cpu_and_fp16_is_refused(tmp_path):
     from hydra import compose, initialize_config_dir
 
     from nparse.api import Parser
+    from nparse import config_schema  # noqa: F401  (registers the config schemas)
     from nparse.paths import CONF_DIR
     from nparse.training.trainer import Trainer
 
@@ -373,6 +375,7 @@ def test_bad_data_path_names_the_key(tmp_path):
 def test_init_from_starts_from_the_checkpoint_weights(tiny_run, tmp_path):
     from hydra import compose, initialize_config_dir
 
+    from nparse import config_schema  # noqa: F401  (registers the config schemas)
     from nparse.paths import CONF_DIR
     from nparse.training.trainer import Trainer
 
@@ -457,6 +460,7 @@ def test_global_fine_tuning_with_a_completion_model_from_a_greedy_checkpoint(tin
 def test_global_settings_that_make_no_sense_are_refused(overrides, message):
     from hydra import compose, initialize_config_dir
 
+    from nparse import config_schema  # noqa: F401  (registers the config schemas)
     from nparse.paths import CONF_DIR
     from nparse.systems import make_oracle, make_system
     from nparse.training.settings import global_settings
@@ -501,6 +505,7 @@ BEAM_PRESETS = sorted(
 def test_beam_presets_compose_into_valid_global_settings(exp):
     from hydra import compose, initialize_config_dir
 
+    from nparse import config_schema  # noqa: F401  (registers the config schemas)
     from nparse.paths import CONF_DIR
     from nparse.systems import make_oracle, make_system
     from nparse.training.settings import check_completion, global_settings, oracle_options, system_options
@@ -528,6 +533,7 @@ def test_beam_presets_compose_into_valid_global_settings(exp):
 def test_completion_settings_that_make_no_sense_are_refused(overrides, message):
     from hydra import compose, initialize_config_dir
 
+    from nparse import config_schema  # noqa: F401  (registers the config schemas)
     from nparse.paths import CONF_DIR
     from nparse.systems import make_oracle, make_system
     from nparse.training.settings import check_completion, global_settings
@@ -558,6 +564,7 @@ def test_submitit_local_multirun_writes_both_runs(tmp_path):
 def test_slurm_launcher_config_composes():
     from hydra import compose, initialize_config_dir
 
+    from nparse import config_schema  # noqa: F401  (registers the config schemas)
     from nparse.paths import CONF_DIR
 
     with initialize_config_dir(config_dir=str(CONF_DIR), version_base="1.3"):
@@ -598,12 +605,13 @@ def test_resume_takes_the_runs_own_config(tmp_path):
     "override,message",
     [("trainer.batch_size=0", "trainer.batch_size=0: must be at least 1"),
      ("decoder.batch_size=-5", "decoder.batch_size=-5: must be at least 1"),
-     ("trainer.epochs=abc", "trainer.epochs=abc: expected an integer"),
+     ("trainer.beam_size=16", "trainer.beam_size=16 is a beam-training setting: add trainer=global"),
      ("data.train=null", "data.train is not set")],
 )  # fmt: skip
 def test_settings_that_cannot_work_stop_before_loading(override, message):
     from hydra import compose, initialize_config_dir
 
+    from nparse import config_schema  # noqa: F401  (registers the config schemas)
     from nparse.paths import CONF_DIR
     from nparse.training.settings import check_settings
 
@@ -611,3 +619,36 @@ def test_settings_that_cannot_work_stop_before_loading(override, message):
         cfg = compose(config_name="config", overrides=[override])
     with pytest.raises(ValueError, match=message):
         check_settings(cfg)
+
+
+@pytest.mark.parametrize(
+    "override,message",
+    [("trainer.epochs=abc", "could not be converted to Integer"), ("model.dropout=high", "converted to Float"),
+     ("trainer.precision=[1]", "trainer.precision")],
+)  # fmt: skip
+def test_values_of_the_wrong_type_stop_at_composition(override, message):
+    """The structured configs (nparse/config_schema.py) type every key of the schema'd groups."""
+    from hydra import compose, initialize_config_dir
+    from hydra.errors import ConfigCompositionException
+
+    from nparse import config_schema  # noqa: F401  (registers the config schemas)
+    from nparse.paths import CONF_DIR
+
+    with initialize_config_dir(config_dir=str(CONF_DIR), version_base="1.3"):
+        with pytest.raises(ConfigCompositionException) as err:
+            compose(config_name="config", overrides=[override])
+    text = f"{err.value} {err.value.__cause__}"
+    assert override.split("=")[0] in text and message in text, text
+
+
+def test_typed_values_arrive_converted():
+    from hydra import compose, initialize_config_dir
+
+    from nparse import config_schema  # noqa: F401  (registers the config schemas)
+    from nparse.paths import CONF_DIR
+
+    with initialize_config_dir(config_dir=str(CONF_DIR), version_base="1.3"):
+        cfg = compose(config_name="config", overrides=["trainer.lr=1", "+exp=completion_2a"])
+    assert isinstance(cfg.trainer.lr, float) and cfg.trainer.lr == 1.0
+    assert list(cfg.model.completion.factors) == ["1", "2a"]  # kinds are names, 1 included
+    assert cfg.trainer.beam_size == 8  # trainer=global sets the beam keys

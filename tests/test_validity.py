@@ -19,6 +19,7 @@ from nparse.systems import SYSTEMS
 from nparse.io.conllu import read_conllu, tree_problem, write_conllu
 from nparse.io.data import Vocabs
 from nparse.models.parser import ParserModel
+from nparse import config_schema  # noqa: F401  (registers the config schemas)
 from nparse.paths import CONF_DIR
 from nparse.systems import make_system
 

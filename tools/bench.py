@@ -31,6 +31,7 @@ from omegaconf import OmegaConf, open_dict
 
 from nparse import timing
 from nparse.api import Parser
+from nparse import config_schema  # noqa: F401  (registers the config schemas)
 from nparse.paths import CONF_DIR
 from nparse.training.objectives import Global, Greedy, build_objective
 from nparse.training.trainer import Trainer

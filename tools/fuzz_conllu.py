@@ -49,6 +49,7 @@ from nparse.io.conllu import CoNLLUError, Sentence, read_conllu, read_text, read
 from nparse.io.conllu import tree_problem
 from nparse.io.data import Vocabs
 from nparse.models.parser import ParserModel
+from nparse import config_schema  # noqa: F401  (registers the config schemas)
 from nparse.paths import CONF_DIR, PROJECT_ROOT
 from nparse.systems import make_oracle, make_system
 from nparse.training.data import prepare_examples

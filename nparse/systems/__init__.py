@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 from typing import Any
 
 from .arceager import ArcEager, ArcEagerDynamic, ArcEagerStatic
@@ -50,7 +51,17 @@ def make_oracle(system: TransitionSystem, name: str, **options: Any) -> Oracle:
     choices = ORACLES.get(system.name, {})
     if name not in choices:
         raise ValueError(f"system {system.name!r} has no oracle {name!r}; choose one of {sorted(choices)}")
-    return choices[name](system, **options)
+    cls = choices[name]
+    params = dict(list(inspect.signature(cls.__init__).parameters.items())[2:])  # after self, system
+    for key, value in options.items():
+        if key not in params:
+            known = ", ".join(params) or "none"
+            raise ValueError(f"oracle.{key}: not an option of {system.name}'s {name} oracle (its options: {known})")
+        default = params[key].default
+        if isinstance(default, (bool, int, float)) and not isinstance(value, type(default)):
+            if not (isinstance(default, float) and isinstance(value, int) and not isinstance(value, bool)):
+                raise ValueError(f"oracle.{key}={value}: expected a {type(default).__name__}")
+    return cls(system, **options)
 
 
 __all__ = [

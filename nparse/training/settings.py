@@ -7,6 +7,7 @@ from typing import Any
 
 from omegaconf import DictConfig, OmegaConf
 
+from ..config_schema import GLOBAL_ONLY
 from ..io.data import Example
 from ..systems import Oracle, StaticOracle
 from ..systems.factors import factor_mask
@@ -116,6 +117,13 @@ def check_settings(cfg: DictConfig) -> None:
             raise ValueError(f"{key}={value}: expected an integer")
         if least is not None and value < least:
             raise ValueError(f"{key}={value}: must be at least {least}")
+    if cfg.trainer.get("name") != "global":
+        for key in GLOBAL_ONLY:
+            if cfg.trainer.get(key) is not None:
+                raise ValueError(
+                    f"trainer.{key}={cfg.trainer.get(key)} is a beam-training setting: add trainer=global "
+                    "(or use a beam preset such as +exp=beam_maxv)"
+                )
     lr = OmegaConf.select(cfg, "trainer.lr")
     if isinstance(lr, bool) or not isinstance(lr, (int, float)) or lr <= 0:
         raise ValueError(f"trainer.lr={lr}: expected a positive number")
