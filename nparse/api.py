@@ -30,10 +30,11 @@ class Parser:
     config; 1, greedy, for models trained before beam search existed).
     """
 
-    def __init__(self, model: ParserModel, config: dict | None = None):
+    def __init__(self, model: ParserModel, config: dict | None = None, calibration: dict | None = None):
         self.model = model
         self.config = config or {}
-        self.settings = DecodeSettings.from_config(self.config.get("decoder"))
+        self.calibration = calibration  # the temperature of local beam scores fitted on dev
+        self.settings = DecodeSettings.from_config(self.config.get("decoder")).for_model(self.config, calibration)
         self.lang = language(self.config)
 
     @property
@@ -50,7 +51,7 @@ class Parser:
     def load(cls, path: str | Path, device: str = "auto") -> "Parser":
         dev = pick_device(device)
         state = checkpoint.load(path, dev)
-        return cls(model_from_state(state, dev, path), state.get("config"))
+        return cls(model_from_state(state, dev, path), state.get("config"), state.get("calibration"))
 
     def check_pos(self, sentences: Sequence[Sentence]) -> None:
         enc = self.model.encoder
@@ -75,16 +76,20 @@ class Parser:
         batch_size: int | None = None,
         progress: bool = False,
         decoder: str | None = None,
+        scores: str | None = None,
+        temperature: float | None = None,
     ) -> list[list[Parse]]:
         """The ``nbest`` best distinct trees of every sentence (best first), in input order.
 
         ``decoder``: ``beam`` (greedy with beam_size 1), ``greedy`` or ``mst`` (the completion
         model's first-order factor decoded as a graph-based parser); defaults to the training
-        config's.
+        config's. ``scores`` (``auto``, ``local``, ``raw``) and ``temperature``: what a beam
+        sums (``decoding/settings.py``); by default the model's own.
         """
         settings = self.settings.override(
-            decoder=decoder, beam_size=None if beam_size is None else int(beam_size), nbest=nbest, batch_size=batch_size
-        )
+            decoder=decoder, beam_size=None if beam_size is None else int(beam_size), nbest=nbest,
+            batch_size=batch_size, scores=scores, temperature=temperature,
+        ).for_model(self.config, self.calibration)  # fmt: skip
         self.check_pos(sentences)
         return decode_sentences(self.model, sentences, settings, progress)
 

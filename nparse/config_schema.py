@@ -102,6 +102,8 @@ class DecoderConfig:
     beam_size: int = MISSING
     batch_size: int = MISSING
     batch_tokens: int = MISSING
+    scores: str = MISSING
+    temperature: Optional[float] = MISSING
 
 
 SCHEMAS = {"data": DataConfig, "model": ModelConfig, "system": SystemConfig, "trainer": TrainerConfig,

@@ -2,7 +2,7 @@
 
     python -m nparse.parse model=CKPT [input=IN] [output=OUT] [format=auto|conllu|text|raw] [lang=xx]
                            [beam_size=K] [nbest=k] [decoder=greedy|beam|mst] [device=auto|cpu|cuda]
-                           [batch_size=N] [chunk=N]
+                           [batch_size=N] [chunk=N] [scores=auto|local|raw] [temperature=T]
 
 Input is CoNLL-U (HEAD/DEPREL are filled in, everything else is written back untouched) or
 pre-tokenized plain text, one sentence per line, or (format=raw) raw text, split into sentences and
@@ -16,7 +16,10 @@ The input is read, parsed and written chunk=N sentences at a time (default 4096)
 bounded by the chunk, not the file; an output file is written next to its destination and renamed
 over it at the end, so an error (bad input line, full disk) leaves no half-written output.
 decoder=mst parses with the first-order factor of a completion model alone (Chu-Liu/Edmonds,
-one root dependent); decoder=greedy is beam_size=1.
+one root dependent); decoder=greedy is beam_size=1. scores= says what a beam sums: local
+(log-softmax of the transition scores over the legal ones, divided by temperature: by default the
+one fitted on dev when the model was trained), raw (the scores as global training optimises them)
+or auto (the default: raw for globally trained models, local otherwise).
 """
 
 from __future__ import annotations
@@ -79,6 +82,8 @@ def main(argv: list[str] | None = None) -> int:
             "decoder": None,
             "chunk": str(CHUNK),
             "lang": None,
+            "scores": None,
+            "temperature": None,
         },
         usage=__doc__,
     )
@@ -104,16 +109,18 @@ def main(argv: list[str] | None = None) -> int:
                 sentences = iter_raw(lines, args["lang"] or parser.lang, name)
             else:
                 sentences = iter_conllu(lines, True, name) if fmt == "conllu" else iter_text(lines, name)
+            temperature = None if args["temperature"] is None else _number(args, "temperature")
             settings = parser.settings.override(
-                decoder=args["decoder"], beam_size=beam_size, nbest=nbest or 1, batch_size=batch_size
-            )
+                decoder=args["decoder"], beam_size=beam_size, nbest=nbest or 1, batch_size=batch_size,
+                scores=args["scores"], temperature=temperature,
+            ).for_model(parser.config, parser.calibration)  # fmt: skip
             out = sys.stdout if args["output"] in (None, "-") else stack.enter_context(atomic_text(args["output"]))
             bar = stack.enter_context(tqdm(unit="sent", desc="parsing", disable=None, leave=False))
             for part in chunks(sentences, chunk or CHUNK):
                 start = time.perf_counter()
                 results = parser.parse_nbest(
                     part, beam_size=settings.beam_size, nbest=settings.nbest, batch_size=settings.batch_size,
-                    decoder=settings.decoder,
+                    decoder=settings.decoder, scores=settings.scores, temperature=settings.temperature,
                 )  # fmt: skip
                 seconds += time.perf_counter() - start
                 if nbest:
@@ -150,6 +157,17 @@ def _positive(args: dict, key: str) -> int | None:
     if not value.isdigit() or int(value) < 1:
         raise ValueError(f"{key}={value}: expected a positive integer")
     return int(value)
+
+
+def _number(args: dict, key: str) -> float:
+    """A positive number argument."""
+    try:
+        value = float(args[key])
+    except ValueError:
+        raise ValueError(f"{key}={args[key]}: expected a positive number") from None
+    if not value > 0:
+        raise ValueError(f"{key}={args[key]}: expected a positive number")
+    return value
 
 
 if __name__ == "__main__":

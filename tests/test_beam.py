@@ -174,3 +174,43 @@ def test_a_1000_word_sentence_parses(name):
     for beam in (1, 2):
         parses = decode_batch(model, collate([encode(sent, model.vocabs)]), DecodeSettings(beam_size=beam))
         assert tree_problem(parses[0][0].heads) is None and len(parses[0][0].heads) == n + 1
+
+
+def test_local_scores_keep_greedy_and_are_log_probabilities():
+    """Locally normalised scores change nothing for K=1 (argmax per step), and each row's legal
+    transitions get log-probabilities summing to 1 at any temperature."""
+    from nparse.decoding.beam import local_scores
+
+    rng = np.random.default_rng(0)
+    scores = rng.normal(size=(50, 5)) * 3
+    legal = rng.random((50, 5)) < 0.6
+    legal[0] = False  # a finished row: no legal transition, no NaN
+    for t in (0.3, 1.0, 4.0):
+        out = local_scores(scores, legal, t)
+        assert np.isfinite(out).all() and (out <= 0).all()
+        some = legal.any(1)
+        assert np.allclose(np.where(legal, np.exp(out), 0).sum(1)[some], 1.0)
+        assert (np.where(legal, out, -np.inf).argmax(1) == np.where(legal, scores, -np.inf).argmax(1))[some].all()
+    system = make_system("twoplanar")
+    sents = sentences_of(EWT_DEV, 80)
+    model = random_model(system, sents, seed=2)
+    batch = collate([encode(s, model.vocabs) for s in sents])
+    raw = decode_batch(model, batch, DecodeSettings(beam_size=1, scores="raw"))
+    local = decode_batch(model, batch, DecodeSettings(beam_size=1, scores="local", temperature=0.5))
+    assert [p[0].heads for p in raw] == [p[0].heads for p in local]
+    assert [p[0].steps for p in raw] == [p[0].steps for p in local]
+
+
+def test_scores_auto_follow_how_the_model_was_trained():
+    base = DecodeSettings.from_config({"name": "beam", "beam_size": 8})
+    assert base.scores == "auto" and base.temperature is None
+    greedy = base.for_model({"trainer": {"name": "greedy"}}, {"temperature": 0.45})
+    assert (greedy.scores, greedy.temperature, greedy.beam_temperature) == ("local", 0.45, 0.45)
+    assert base.for_model({"trainer": {"name": "greedy"}}, None).temperature == 1.0  # not fitted
+    glob = base.for_model({"trainer": {"name": "global"}}, {"temperature": 0.45})
+    assert glob.scores == "raw" and glob.beam_temperature is None
+    forced = base.override(scores="local", temperature=2.0).for_model({"trainer": {"name": "global"}}, {"temperature": 0.45})
+    assert forced.beam_temperature == 2.0
+    for bad, message in (({"scores": "sum"}, "decoder.scores=sum"), ({"temperature": 0.0}, "decoder.temperature=0.0")):
+        with pytest.raises(ValueError, match=message):
+            base.override(**bad)

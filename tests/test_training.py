@@ -45,6 +45,10 @@ def test_run_folder_holds_everything(tiny_run):
         assert (tiny_run / name).is_file(), name
     assert (tiny_run / ".hydra" / "config.yaml").is_file()
     assert list(tiny_run.glob("events.out.tfevents.*"))
+    from nparse import checkpoint
+
+    calibration = checkpoint.load(tiny_run / "best.pt", torch.device("cpu"))["calibration"]  # fitted on dev
+    assert 0.02 <= calibration["temperature"] <= 50 and calibration["nll"] <= calibration["nll_at_1"] + 1e-9
     epoch = json.loads((tiny_run / "metrics.json").read_text())["epochs"][-1]
     for key in (
         "loss_per_token",

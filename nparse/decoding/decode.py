@@ -34,6 +34,7 @@ class Parse:
     labels: list[str]
     score: float
     tags: list[str] | None = None  # predicted UPOS (index 0 is the root) of a model with a tagger
+    steps: int | None = None  # transitions of its derivation (None for decoder=mst)
 
 
 def completion_for(model: ParserModel, vectors: torch.Tensor, lengths: list[int]) -> Completion | None:
@@ -56,17 +57,24 @@ def decode_batch(model: ParserModel, batch: Batch, settings: DecodeSettings) -> 
     vectors, table = model.encode(batch)
     layout = model.layout(batch.width)
     beams = beam_search(
-        layout, model.scorer, table, lengths, settings.beam_size, completion_for(model, vectors, lengths)
-    )
+        layout, model.scorer, table, lengths, settings.beam_size, completion_for(model, vectors, lengths),
+        settings.beam_temperature,
+    )  # fmt: skip
     trees: list[list[tuple[list[int], float]]] = []
+    steps: list[list[int]] = []
     for beam in beams:
-        seen: dict[tuple[int, ...], float] = {}
-        for heads, score in zip(beam.heads, beam.scores):
-            seen.setdefault(tuple(single_rooted(heads)), score)
+        seen: dict[tuple[int, ...], tuple[float, int]] = {}
+        for heads, score, n_steps in zip(beam.heads, beam.scores, beam.steps):
+            seen.setdefault(tuple(single_rooted(heads)), (score, n_steps))
             if len(seen) == settings.nbest:
                 break
-        trees.append([(list(h), s) for h, s in seen.items()])
-    return label_trees(model, vectors, batch.width, trees)
+        trees.append([(list(h), s) for h, (s, _) in seen.items()])
+        steps.append([t for _, t in seen.values()])
+    parses = label_trees(model, vectors, batch.width, trees)
+    for ps, ts in zip(parses, steps):
+        for p, t in zip(ps, ts):
+            p.steps = t
+    return parses
 
 
 def decode_sentences(

@@ -2,6 +2,12 @@
 
 A decoder name is normalised in one place: ``greedy`` is the beam search with one item, ``beam``
 keeps ``beam_size`` items, ``mst`` decodes the completion model's first-order factor.
+
+``scores`` says what a beam adds up (see ``beam.beam_search``): ``local`` (log-softmax over the
+legal transitions, divided by ``temperature``), ``raw`` (the scorer's scores, as global training
+optimises them) or ``auto``: raw for a model trained with ``trainer=global``, local otherwise.
+``temperature`` None is the model's own, fitted on dev when it was trained
+(``training/calibration.py``), or 1. ``for_model`` resolves both from a model's checkpoint.
 """
 
 from __future__ import annotations
@@ -10,6 +16,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Mapping
 
 DECODERS = ("greedy", "beam", "mst")
+SCORES = ("auto", "local", "raw")
 
 
 @dataclass(frozen=True)
@@ -19,6 +26,8 @@ class DecodeSettings:
     nbest: int = 1
     batch_size: int = 1024  # sentences parsed together (times beam_size items)
     batch_tokens: int = 0  # and at most this many padded tokens per batch (0: no limit)
+    scores: str = "auto"  # what a beam sums: local, raw or auto (after ``for_model``: local or raw)
+    temperature: float | None = None  # of local scores; None: the model's fitted one
 
     @classmethod
     def from_config(cls, decoder: Mapping[str, Any] | None) -> "DecodeSettings":
@@ -29,7 +38,28 @@ class DecodeSettings:
             beam_size=int(decoder.get("beam_size") or 1),
             batch_size=int(decoder.get("batch_size") or 1024),
             batch_tokens=int(decoder.get("batch_tokens") or 0),
+            scores=str(decoder.get("scores") or "auto"),
+            temperature=None if decoder.get("temperature") is None else float(decoder["temperature"]),
         ).normalised()
+
+    def for_model(self, config: Mapping[str, Any] | None, calibration: Mapping[str, Any] | None) -> "DecodeSettings":
+        """``auto`` scores and an unset temperature made concrete for a model, from its training
+        config (``trainer.name``) and the calibration saved in its checkpoint."""
+        trainer = (config or {}).get("trainer") or {}
+        scores = self.scores
+        if scores == "auto":
+            scores = "raw" if trainer.get("name") == "global" else "local"
+        temperature = self.temperature
+        if temperature is None:
+            temperature = float((calibration or {}).get("temperature") or 1.0)
+        return replace(self, scores=scores, temperature=temperature)
+
+    @property
+    def beam_temperature(self) -> float | None:
+        """What ``beam_search`` takes: the temperature of local scores, None for raw ones."""
+        if self.scores == "raw":
+            return None
+        return 1.0 if self.temperature is None else self.temperature
 
     def override(self, **changes: Any) -> "DecodeSettings":
         """These settings with the given keys changed (None keeps the current value), normalised."""
@@ -45,6 +75,10 @@ class DecodeSettings:
         if settings.decoder == "mst" and settings.nbest != 1:
             raise ValueError(f"nbest={settings.nbest}: decoder=mst gives one tree per sentence")
         check_beam(int(settings.beam_size), int(settings.nbest))
+        if settings.scores not in SCORES:
+            raise ValueError(f"decoder.scores={settings.scores}: choose auto, local or raw")
+        if settings.temperature is not None and not settings.temperature > 0:
+            raise ValueError(f"decoder.temperature={settings.temperature}: must be positive (or null: the model's)")
         if settings.batch_size < 1:
             raise ValueError(f"batch_size={settings.batch_size}: must be at least 1")
         return settings

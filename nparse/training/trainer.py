@@ -26,11 +26,12 @@ from ..decoding.decode import decode_sentences, parsed_sentence
 from ..decoding.settings import DecodeSettings
 from ..eval.scores import Scores, score
 from ..io.conllu import Sentence, write_conllu
-from ..io.data import bucket_batches, collate
+from ..io.data import bucket_batches, collate, encode
 from ..models.parser import PRECISIONS
 from ..paths import resolve_path
 from ..runtime import cpu_threads, pick_device
 from ..systems import make_oracle, make_system
+from .calibration import calibrate
 from .data import check_not_empty, load_data, prepare_examples, report_skipped
 from .distributed import NoWriter, Ranks, barrier, gather_counters, sum_gradients, total
 from .models import fine_tuned_model, new_model
@@ -83,6 +84,7 @@ class Trainer:
         self.objective.check_config(cfg)
         self.epoch = 0
         self.best_las = -1.0
+        self.calibration: dict | None = None  # temperature of local beam scores (calibration.py)
         self.history: list[dict] = []
         self.step = 0
         if resume:
@@ -136,6 +138,7 @@ class Trainer:
         self.history = state["history"]
         self.step = state["step"]
         self.partial = state.get("partial")
+        self.calibration = state.get("calibration")
         self.resume_state = state
         # Carry on in the directory of the checkpoint so curves, logs and checkpoints stay together.
         self.run_dir = path.parent
@@ -259,8 +262,25 @@ class Trainer:
         self.writer.add_scalar("train/lr", self.optimizer.param_groups[0]["lr"], self.step)
         bar.set_postfix(loss=f"{loss:.3f}", sent_s=f"{window['sents'] / elapsed:.0f}")
 
+    def decode_settings(self) -> DecodeSettings:
+        config: Any = OmegaConf.to_container(self.cfg, resolve=True)
+        return DecodeSettings.from_config(config["decoder"]).for_model(config, self.calibration)
+
+    def calibrate(self) -> dict:
+        """Fit the temperature of local beam scores on dev (``calibration.py``) and keep it."""
+        cal = calibrate(self.model, self.oracle, [encode(s, self.vocabs) for s in self.data.dev])
+        log.info(
+            "temperature of local beam scores fitted on dev: %.3f (NLL per step %.4f, %.4f at 1)",
+            cal.temperature, cal.nll, cal.nll_at_1,
+        )  # fmt: skip
+        self.calibration = cal.as_dict()
+        return self.calibration
+
     def evaluate(self, sents: list[Sentence], out_path: Path | None) -> Scores:
-        settings = DecodeSettings.from_config(OmegaConf.to_container(self.cfg.decoder, resolve=True))  # type: ignore[arg-type]
+        settings = self.decode_settings()
+        if settings.beam_size > 1 and settings.scores == "local" and sents is self.data.dev:
+            self.calibrate()  # the beam reads the model's current temperature
+            settings = self.decode_settings()
         best = [p[0] for p in decode_sentences(self.model, sents, settings)]
         if out_path is not None:
             parsed = [parsed_sentence(s, p) for s, p in zip(sents, best)]
@@ -279,6 +299,7 @@ class Trainer:
             "step": self.step,
             "best_las": self.best_las,
             "history": self.history,
+            "calibration": self.calibration,
         }
         if with_optimizer:
             state["optimizer"] = self.optimizer.state_dict()
@@ -374,9 +395,15 @@ class Trainer:
                 " (best)" if improved and "dev_las" in record else "",
             )
         extra = {}
-        if main and self.data.test and (self.run_dir / "best.pt").exists():
-            state = checkpoint.load(self.run_dir / "best.pt", self.device)
+        best_path = self.run_dir / "best.pt"
+        if main and best_path.exists() and (self.data.test or self.data.dev):
+            state = checkpoint.load(best_path, self.device)
             self.model = model_from_state(state, self.device)
+            if self.data.dev and not state.get("calibration"):  # for beams on local scores later
+                state["calibration"] = self.calibrate()
+                checkpoint.save_atomic(state, best_path)
+            self.calibration = state.get("calibration")
+        if main and self.data.test and best_path.exists():
             test = self.evaluate(self.data.test, self.run_dir / "test.pred.conllu")
             extra["test"] = test.as_dict()
             log.info("test (best dev epoch %d): UAS %.2f LAS %.2f", state["epoch"], test.uas, test.las)
