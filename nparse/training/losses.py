@@ -1,4 +1,5 @@
-"""Losses: the local hinge loss of greedy training and the global losses of beam training.
+"""Losses: the local losses of greedy training (hinge, cross-entropy) and the global losses of
+beam training.
 
 Each is computed for a whole batch with one scorer call on the recorded feature rows (the
 transition loops ran without autograd on the same first-layer table, see models/scorer.py).
@@ -34,6 +35,24 @@ def hinge_loss(scorer: TransitionScorer, table: torch.Tensor, steps: Steps) -> t
     best_wrong = scores.masked_fill(~wrong, NEG_INF).max(1).values
     margin = (1.0 - best_correct + best_wrong)[scored]
     return torch.relu(margin).sum()
+
+
+def xent_loss(scorer: TransitionScorer, table: torch.Tensor, steps: Steps) -> torch.Tensor:
+    """Sum over steps of -log P(correct set): the softmax over the legal transitions, with
+    several correct ones (a dynamic or non-deterministic oracle) their total probability, the
+    marginal likelihood of the latent sequences. The scores become log-probabilities, which is
+    what a beam on local scores (``decoding/beam.py``) and global fine-tuning start from."""
+    device = table.device
+    scores = scorer.scores(table, torch.tensor(steps.rows, device=device))
+    legal = torch.tensor(steps.legal, device=device)
+    correct = torch.tensor(steps.correct, device=device) & legal
+    scored = (legal & ~correct).any(1) & correct.any(1)  # steps with a choice to learn from
+    if not bool(scored.any()):
+        return scores.sum() * 0.0
+    scores, legal, correct = scores[scored], legal[scored], correct[scored]
+    every = torch.logsumexp(scores.masked_fill(~legal, NEG_INF), 1)
+    good = torch.logsumexp(scores.masked_fill(~correct, NEG_INF), 1)
+    return (every - good).sum()
 
 
 def derivations(rec: GlobalRecord, nodes: list[int]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -153,4 +172,5 @@ def tag_loss(model: ParserModel, vectors: torch.Tensor, batch: Batch) -> torch.T
 # Local (greedy) transition losses by ``trainer.local_loss``: (scorer, table, recorded steps) -> summed loss.
 LOCAL_LOSSES: dict[str, Callable[[TransitionScorer, torch.Tensor, Steps], torch.Tensor]] = {
     "hinge": hinge_loss,
+    "xent": xent_loss,
 }

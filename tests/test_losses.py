@@ -1,0 +1,44 @@
+"""Greedy training's local losses equal their definitions on recorded steps."""
+
+from __future__ import annotations
+
+import math
+
+import torch
+
+from nparse.training.local import Steps
+from nparse.training.losses import LOCAL_LOSSES
+
+
+class TableScorer:
+    """A scorer whose row r scores are the table's row r (rows name the steps)."""
+
+    def scores(self, table: torch.Tensor, rows: torch.Tensor) -> torch.Tensor:
+        return table[rows[:, 0]]
+
+
+def steps_of(legal, correct) -> Steps:
+    return Steps(rows=[[i] for i in range(len(legal))], legal=legal, correct=correct)
+
+
+def test_xent_is_the_marginal_likelihood_of_the_correct_set():
+    table = torch.tensor([[2.0, 0.5, -1.0, 3.0], [0.0, 1.0, 1.0, 0.0], [1.0, 2.0, 0.0, 0.0]], requires_grad=True)
+    legal = [[True, True, True, False], [True, True, True, True], [True, False, False, False]]
+    correct = [[False, True, True, False], [True, False, False, False], [True, False, False, False]]
+    loss = LOCAL_LOSSES["xent"](TableScorer(), table, steps_of(legal, correct))
+    # Step 0: P(correct) = (e^0.5 + e^-1) / (e^2 + e^0.5 + e^-1); the illegal 3.0 is out.
+    want0 = -math.log((math.exp(0.5) + math.exp(-1)) / (math.exp(2) + math.exp(0.5) + math.exp(-1)))
+    want1 = -math.log(1 / (1 + 2 * math.e + 1))
+    # Step 2 has no choice (one legal transition): it teaches nothing and adds nothing.
+    assert math.isclose(loss.item(), want0 + want1, rel_tol=1e-6)
+    loss.backward()
+    assert table.grad[0, 1] < 0 and table.grad[0, 0] > 0 and table.grad[0, 3] == 0  # raise the correct, lower the wrong
+    assert torch.all(table.grad[2] == 0)
+
+
+def test_hinge_is_best_correct_against_best_wrong():
+    table = torch.tensor([[2.0, 0.5, -1.0], [0.0, 3.0, 1.0]], requires_grad=True)
+    legal = [[True, True, True], [True, True, True]]
+    correct = [[False, True, True], [False, True, False]]
+    loss = LOCAL_LOSSES["hinge"](TableScorer(), table, steps_of(legal, correct))
+    assert math.isclose(loss.item(), (1 - 0.5 + 2.0) + max(0.0, 1 - 3.0 + 1.0))
