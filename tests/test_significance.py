@@ -1,16 +1,10 @@
-"""tools/significance.py: the paired bootstrap finds a real difference and not a null one."""
+"""nparse.eval.significance: the paired bootstrap finds a real difference and not a null one."""
 
 from __future__ import annotations
 
-import importlib.util
-
 import numpy as np
 
-from nparse.paths import PROJECT_ROOT
-
-spec = importlib.util.spec_from_file_location("significance", PROJECT_ROOT / "tools" / "significance.py")
-significance = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
-spec.loader.exec_module(significance)  # type: ignore[union-attr]
+from nparse.eval import significance
 
 
 def test_paired_bootstrap_separates_a_real_gain_from_noise():

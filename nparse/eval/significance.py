@@ -1,0 +1,63 @@
+"""Paired bootstrap over sentences (Berg-Kirkpatrick et al. 2012): is B's LAS (or UAS) above A's?
+
+Used by ``tools/significance.py`` (two sets of prediction files) and ``tools/seed_table.py``
+(arms of a comparison over seeds). Scores are counted as ``scores.py`` counts them (every
+syntactic word, punctuation included; LAS on universal relations). With one file per seed, A_i
+is paired with B_i and their sentences are pooled, so the test is over sentence-and-seed pairs.
+The p-value is one-sided, for B > A: the share of bootstrap samples (sentences drawn with
+replacement) whose difference exceeds twice the observed one.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Sequence
+
+import numpy as np
+
+from ..io.conllu import Sentence, read_conllu
+from .scores import universal
+
+
+def correct_per_sentence(gold: list[Sentence], pred: list[Sentence], metric: str) -> np.ndarray:
+    """Words with the right head (and label, for LAS) in every sentence."""
+    if len(gold) != len(pred):
+        raise ValueError(f"{len(pred)} predicted sentences, gold has {len(gold)}")
+    out = np.zeros(len(gold), dtype=np.int64)
+    for k, (g, p) in enumerate(zip(gold, pred)):
+        for i in range(1, len(g) + 1):
+            ok = p.heads[i] == g.heads[i]
+            if metric == "las":
+                ok = ok and universal(p.deprels[i]) == universal(g.deprels[i])
+            out[k] += ok
+    return out
+
+
+def paired_bootstrap(
+    a: np.ndarray, b: np.ndarray, words: np.ndarray, samples: int, seed: int
+) -> tuple[float, float, float, float]:
+    """(score A, score B, B - A, p-value) in percent, over aligned per-sentence counts."""
+    total = words.sum()
+    score_a, score_b = 100.0 * a.sum() / total, 100.0 * b.sum() / total
+    delta = score_b - score_a
+    rng = np.random.default_rng(seed)
+    n = len(words)
+    exceed = 0
+    for start in range(0, samples, 1000):
+        draw = rng.integers(0, n, size=(min(1000, samples - start), n))
+        w = words[draw].sum(1)
+        d = 100.0 * (b[draw].sum(1) - a[draw].sum(1)) / w
+        exceed += int((d > 2 * delta).sum())
+    return score_a, score_b, delta, exceed / samples
+
+
+def compare_files(
+    gold: Sequence[Sentence], a: Sequence[Path], b: Sequence[Path], metric: str = "las", samples: int = 10000, seed: int = 1
+) -> tuple[float, float, float, float]:
+    """``paired_bootstrap`` of prediction files A_i against B_i (paired one to one, e.g. by seed)."""
+    if len(a) != len(b):
+        raise ValueError(f"{len(a)} files for A but {len(b)} for B: pair them one to one (by seed)")
+    words = np.array([len(s) for s in gold] * len(a), dtype=np.int64)
+    ca = np.concatenate([correct_per_sentence(gold, read_conllu(f), metric) for f in a])
+    cb = np.concatenate([correct_per_sentence(gold, read_conllu(f), metric) for f in b])
+    return paired_bootstrap(ca, cb, words, samples, seed)

@@ -1,0 +1,46 @@
+"""Train one preset on several treebanks and seeds, one run after the other, into named folders.
+
+    python tools/seed_runs.py --exp 2planar_dynamic --name hinge --data el_gdt hu_szeged --seeds 1 2 3
+                              [--threads 1] [-- extra Hydra overrides]
+
+Every run goes to ``runs/<name>/<data>_s<seed>/`` (a run whose ``metrics.json`` exists is
+skipped, so an interrupted sweep picks up where it stopped). The arms of a comparison get the
+same command with a different ``--name`` and overrides, which is what ``tools/seed_table.py``
+reads. Runs are sequential: the machine has 2 cores.
+"""
+
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--exp", required=True)
+    ap.add_argument("--name", required=True, help="the arm: runs/<name>/<data>_s<seed>/")
+    ap.add_argument("--data", nargs="+", default=["el_gdt", "hu_szeged"])
+    ap.add_argument("--seeds", nargs="+", type=int, default=[1, 2, 3])
+    ap.add_argument("--threads", type=int, default=0, help="trainer.threads (1 if anything else runs)")
+    ap.add_argument("overrides", nargs="*", help="extra Hydra overrides (after --)")
+    args = ap.parse_args()
+    for data in args.data:
+        for seed in args.seeds:
+            run = ROOT / "runs" / args.name / f"{data}_s{seed}"
+            if (run / "metrics.json").is_file():
+                print(f"done already: {run}", flush=True)
+                continue
+            cmd = [
+                sys.executable, "-m", "nparse.train", f"+exp={args.exp}", f"data={data}", f"trainer.seed={seed}",
+                f"trainer.threads={args.threads}", f"hydra.run.dir={run}", *args.overrides,
+            ]  # fmt: skip
+            print(" ".join(cmd[1:]), flush=True)
+            subprocess.run(cmd, cwd=ROOT, check=True)
+
+
+if __name__ == "__main__":
+    main()

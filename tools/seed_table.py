@@ -1,0 +1,120 @@
+"""Arms of a comparison over seeds: mean and sd of dev/test LAS, greedy and with a beam, and the
+paired bootstrap against a baseline arm.
+
+    python tools/seed_table.py --arms hinge=runs/hinge xent=runs/xent [--baseline hinge]
+                               [--beam 8] [--threads 1] [--samples 10000]
+
+An arm is a folder of runs named ``<data>_s<seed>`` (``tools/seed_runs.py`` writes them). For
+every treebank and arm: greedy rows come from each run's ``metrics.json`` (dev LAS of the best
+epoch, test LAS of ``best.pt``) and its ``test.pred.conllu``; beam rows parse dev and test with
+``best.pt`` and a beam of ``--beam`` with the model's own scores (``decoder.scores=auto``: local
+scores at the temperature fitted on dev for greedily trained models), written once to
+``{dev,test}.beam<K>.conllu`` in the run folder. ``p`` is the one-sided paired bootstrap on the
+pooled test sets (seed i of the arm paired with seed i of the baseline, same decoding;
+``nparse/eval/significance.py``); ``beam - greedy`` is the same test within an arm.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+from collections import defaultdict
+from pathlib import Path
+
+import torch
+from omegaconf import OmegaConf
+
+from nparse.api import Parser
+from nparse.eval.scores import score
+from nparse.eval.significance import compare_files
+from nparse.io.conllu import read_conllu, write_conllu
+from nparse.paths import resolve_path
+
+
+def beam_predictions(run: Path, beam: int) -> dict[str, tuple[Path, float]]:
+    """(prediction file, LAS) of dev and test parsed with a beam by the run's best.pt."""
+    cfg = OmegaConf.load(run / "config.yaml")
+    parser = None
+    out = {}
+    for split in ("dev", "test"):
+        path = run / f"{split}.beam{beam}.conllu"
+        gold = read_conllu(resolve_path(cfg.data[split], f"data.{split}"))
+        if not path.is_file():
+            parser = parser or Parser.load(run / "best.pt", "cpu")
+            best = [p[0] for p in parser.parse_nbest(gold, beam_size=beam, decoder="beam")]
+            write_conllu(gold, path, [p.heads for p in best], [p.labels for p in best])
+        pred = read_conllu(path)
+        out[split] = (path, score(gold, [s.heads for s in pred], [s.deprels for s in pred]).las)
+    return out
+
+
+def mean_sd(values: list[float]) -> str:
+    if len(values) < 2:
+        return f"{values[0]:.2f}" if values else "-"
+    return f"{statistics.mean(values):.2f} ± {statistics.stdev(values):.2f}"
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--arms", nargs="+", required=True, help="NAME=FOLDER")
+    ap.add_argument("--baseline", help="the arm the others are tested against (default: the first)")
+    ap.add_argument("--beam", type=int, default=8)
+    ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--samples", type=int, default=10000)
+    args = ap.parse_args()
+    torch.set_num_threads(args.threads)
+    arms = dict(a.split("=", 1) for a in args.arms)
+    baseline = args.baseline or next(iter(arms))
+    # rows[(data, arm, decoding)][seed] = (dev LAS, test LAS, test prediction file)
+    rows: dict[tuple[str, str, str], dict[int, tuple[float, float, Path]]] = defaultdict(dict)
+    golds: dict[str, Path] = {}
+    for arm, folder in arms.items():
+        for run in sorted(Path(folder).glob("*_s*")):
+            if not (run / "metrics.json").is_file():
+                continue
+            data, seed = run.name.rsplit("_s", 1)
+            metrics = json.loads((run / "metrics.json").read_text())
+            cfg = OmegaConf.load(run / "config.yaml")
+            golds[data] = resolve_path(cfg.data.test, "data.test")
+            rows[(data, arm, "greedy")][int(seed)] = (
+                metrics["best"]["dev_las"], metrics["test"]["las"], run / "test.pred.conllu"
+            )  # fmt: skip
+            if args.beam > 1:
+                beam = beam_predictions(run, args.beam)
+                rows[(data, arm, f"beam {args.beam}")][int(seed)] = (beam["dev"][1], beam["test"][1], beam["test"][0])
+    print(f"| treebank | arm | decoding | seeds | dev LAS | test LAS | test vs {baseline} (p) | test beam vs greedy (p) |")
+    print("|---|---|---|---|---|---|---|---|")
+    for data in sorted(golds):
+        gold = read_conllu(golds[data])
+        for arm in arms:
+            for decoding in ("greedy", f"beam {args.beam}") if args.beam > 1 else ("greedy",):
+                got = rows.get((data, arm, decoding))
+                if not got:
+                    continue
+                seeds = sorted(got)
+                dev = [got[s][0] for s in seeds]
+                test = [got[s][1] for s in seeds]
+                versus = "-"
+                base = rows.get((data, baseline, decoding), {})
+                paired = [s for s in seeds if s in base]
+                if arm != baseline and paired:
+                    _, _, delta, p = compare_files(
+                        gold, [base[s][2] for s in paired], [got[s][2] for s in paired], samples=args.samples
+                    )  # fmt: skip
+                    versus = f"{delta:+.2f} (p = {p:.4f})"
+                within = "-"
+                greedy = rows.get((data, arm, "greedy"), {})
+                if decoding != "greedy":
+                    _, _, delta, p = compare_files(
+                        gold, [greedy[s][2] for s in seeds], [got[s][2] for s in seeds], samples=args.samples
+                    )  # fmt: skip
+                    within = f"{delta:+.2f} (p = {p:.4f})"
+                print(
+                    f"| {data} | {arm} | {decoding} | {','.join(map(str, seeds))} | {mean_sd(dev)} | {mean_sd(test)} "
+                    f"| {versus} | {within} |"
+                )
+
+
+if __name__ == "__main__":
+    main()
