@@ -79,6 +79,10 @@ class TrainerConfig:
     lr: float = MISSING
     betas: List[float] = MISSING
     clip: float = MISSING
+    lr_schedule: str = MISSING
+    warmup: int = MISSING
+    average: str = MISSING
+    average_decay: float = MISSING
     local_loss: str = MISSING
     seed: int = MISSING
     device: str = MISSING

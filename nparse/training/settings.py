@@ -9,6 +9,8 @@ from omegaconf import DictConfig, OmegaConf
 
 from ..config_schema import GLOBAL_ONLY
 from ..io.data import Example
+from .averaging import AVERAGES
+from .schedule import SCHEDULES
 from ..systems import Oracle, StaticOracle
 from ..systems.factors import factor_mask
 from .global_loop import LOSSES, RESTART_FROM, UPDATES, GlobalSettings
@@ -98,7 +100,7 @@ def check_completion(cfg: DictConfig, settings: GlobalSettings | None) -> None:
 # (key, smallest value) of the integer settings checked before anything is loaded.
 INTEGER_SETTINGS = (
     ("trainer.epochs", 1), ("trainer.batch_size", 1), ("trainer.batch_tokens", 0), ("trainer.seed", None),
-    ("trainer.log_every", 1), ("trainer.checkpoint_every", 0), ("trainer.threads", 0),
+    ("trainer.log_every", 1), ("trainer.checkpoint_every", 0), ("trainer.threads", 0), ("trainer.warmup", 0),
     ("decoder.batch_size", 1), ("decoder.batch_tokens", 0), ("decoder.beam_size", 1),
     ("data.max_train_sentences", 1),
 )  # fmt: skip
@@ -111,7 +113,8 @@ def check_settings(cfg: DictConfig) -> None:
         raise ValueError("data.train is not set: give a CoNLL-U file (data.train=PATH) or a data preset (data=en_ewt)")
     for key, least in INTEGER_SETTINGS:
         value = OmegaConf.select(cfg, key)
-        if value is None and key in ("data.max_train_sentences", "trainer.batch_tokens", "decoder.batch_tokens"):
+        if value is None and key in ("data.max_train_sentences", "trainer.batch_tokens", "decoder.batch_tokens",
+                                     "trainer.warmup"):  # fmt: skip
             continue
         if isinstance(value, bool) or not isinstance(value, int):
             raise ValueError(f"{key}={value}: expected an integer")
@@ -124,6 +127,13 @@ def check_settings(cfg: DictConfig) -> None:
                     f"trainer.{key}={cfg.trainer.get(key)} is a beam-training setting: add trainer=global "
                     "(or use a beam preset such as +exp=beam_maxv)"
                 )
+    for key, choices in (("lr_schedule", SCHEDULES), ("average", AVERAGES)):
+        value = cfg.trainer.get(key)
+        if value is not None and value not in choices:
+            raise ValueError(f"trainer.{key}={value}: choose one of {', '.join(choices)}")
+    decay = cfg.trainer.get("average_decay")
+    if cfg.trainer.get("average") == "ema" and not 0.0 < float(decay) < 1.0:
+        raise ValueError(f"trainer.average_decay={decay}: must be between 0 and 1")
     lr = OmegaConf.select(cfg, "trainer.lr")
     if isinstance(lr, bool) or not isinstance(lr, (int, float)) or lr <= 0:
         raise ValueError(f"trainer.lr={lr}: expected a positive number")

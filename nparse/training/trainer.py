@@ -31,12 +31,14 @@ from ..models.parser import PRECISIONS
 from ..paths import resolve_path
 from ..runtime import cpu_threads, pick_device
 from ..systems import make_oracle, make_system
+from .averaging import WeightAverage
 from .calibration import calibrate
 from .data import check_not_empty, load_data, prepare_examples, report_skipped
 from .distributed import NoWriter, Ranks, barrier, gather_counters, sum_gradients, total
 from .models import fine_tuned_model, new_model
 from .objectives import build_objective
 from .resume import STOP_SIGNALS, Preempted, resumed_config
+from .schedule import lr_schedule
 from .settings import check_settings, oracle_options, system_options
 
 log = logging.getLogger("nparse.train")
@@ -102,11 +104,18 @@ class Trainer:
         check_not_empty(self.train_examples, self.data.skipped, cfg.data.train)
         self.objective.check_examples(self.train_examples)
         self.optimizer = torch.optim.Adam(self.model.parameters(), lr=tc.lr, betas=tuple(tc.betas))
+        per_epoch = -(-len(self.train_examples) // (tc.batch_size * self.ranks.world))  # about
+        schedule, warmup = str(tc.get("lr_schedule") or "constant"), int(tc.get("warmup") or 0)
+        self.scheduler = lr_schedule(self.optimizer, schedule, warmup, per_epoch * int(tc.epochs))
+        self.average = WeightAverage(self.model, str(tc.get("average") or "none"), float(tc.get("average_decay") or 0.999))
         self.model.set_precision(self.precision)
         # fp16 gradients underflow without loss scaling; bf16 has float32's range and needs none.
         self.scaler = torch.amp.GradScaler(self.device.type, enabled=self.precision == "fp16")
         if resume:
             self.optimizer.load_state_dict(self.resume_state["optimizer"])
+            if "scheduler" in self.resume_state:
+                self.scheduler.load_state_dict(self.resume_state["scheduler"])
+            self.average.load_state_dict(self.resume_state.get("average"))
             self._restore_rng(self.resume_state["rng"])
             del self.resume_state
         if self.ranks.main:
@@ -203,6 +212,8 @@ class Trainer:
                 torch.nn.utils.clip_grad_norm_(self.model.parameters(), tc.clip)
             self.scaler.step(self.optimizer)
             self.scaler.update()
+            self.scheduler.step()
+            self.average.update()
             self.step += 1
             window["loss"] += value
             window["tokens"] += tokens
@@ -303,6 +314,8 @@ class Trainer:
         }
         if with_optimizer:
             state["optimizer"] = self.optimizer.state_dict()
+            state["scheduler"] = self.scheduler.state_dict()
+            state["average"] = self.average.state_dict()
             state["rng"] = self._rng_state()
         return state
 
@@ -361,7 +374,8 @@ class Trainer:
             stats = self.train_epoch(epoch)
             record: dict[str, Any] = {"epoch": epoch, **stats}
             if self.data.dev and main:
-                dev = self.evaluate(self.data.dev, self.run_dir / "dev.pred.conllu")
+                with self.average.applied():  # averaged weights are what is evaluated and kept
+                    dev = self.evaluate(self.data.dev, self.run_dir / "dev.pred.conllu")
                 record.update({f"dev_{k}": v for k, v in dev.as_dict().items() if k != "words_nopunct"})
                 self.writer.add_scalar("dev/uas", dev.uas, epoch)
                 self.writer.add_scalar("dev/las", dev.las, epoch)
@@ -380,7 +394,8 @@ class Trainer:
                 self.best_las = record.get("dev_las", 0.0)
             if main:
                 if improved:
-                    checkpoint.save_atomic(self.checkpoint_state(with_optimizer=False), self.run_dir / "best.pt")
+                    with self.average.applied():
+                        checkpoint.save_atomic(self.checkpoint_state(with_optimizer=False), self.run_dir / "best.pt")
                 checkpoint.save_atomic(self.checkpoint_state(with_optimizer=True), self.run_dir / "last.pt")
                 self.write_metrics()
             barrier(self.ranks)  # the other ranks wait for rank 0's evaluation and checkpoints
