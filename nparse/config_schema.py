@@ -98,6 +98,7 @@ class TrainerConfig:
     global_loss: Optional[str] = None
     restart: Optional[bool] = None
     restart_from: Optional[str] = None
+    global_scores: Optional[str] = None
 
 
 @dataclass
@@ -112,7 +113,7 @@ class DecoderConfig:
 
 SCHEMAS = {"data": DataConfig, "model": ModelConfig, "system": SystemConfig, "trainer": TrainerConfig,
            "decoder": DecoderConfig}  # fmt: skip
-GLOBAL_ONLY = ("beam_size", "update", "global_loss", "restart", "restart_from")
+GLOBAL_ONLY = ("beam_size", "update", "global_loss", "restart", "restart_from", "global_scores")
 
 
 def register() -> None:

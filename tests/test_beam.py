@@ -209,6 +209,8 @@ def test_scores_auto_follow_how_the_model_was_trained():
     assert base.for_model({"trainer": {"name": "greedy"}}, None).temperature == 1.0  # not fitted
     glob = base.for_model({"trainer": {"name": "global"}}, {"temperature": 0.45})
     assert glob.scores == "raw" and glob.beam_temperature is None
+    local = base.for_model({"trainer": {"name": "global", "global_scores": "local"}}, {"temperature": 0.45})
+    assert (local.scores, local.beam_temperature) == ("local", 1.0)  # trained at T = 1
     forced = base.override(scores="local", temperature=2.0).for_model({"trainer": {"name": "global"}}, {"temperature": 0.45})
     assert forced.beam_temperature == 2.0
     for bad, message in (({"scores": "sum"}, "decoder.scores=sum"), ({"temperature": 0.0}, "decoder.temperature=0.0")):

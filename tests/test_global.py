@@ -214,19 +214,25 @@ def test_restart_terminates_and_covers_every_sentence(name, oracle_name):
         assert rec.stuck == 0
 
 
-def derivation_score(system, scorer, table, width, start, actions) -> float:
-    """A derivation's score recomputed one configuration at a time (Python system)."""
+def derivation_score(system, scorer, table, width, start, actions, local: bool = False) -> float:
+    """A derivation's score recomputed one configuration at a time (Python system); ``local``:
+    log-softmax over the configuration's legal transitions."""
     total, c = 0.0, start.copy()
     for a in actions:
         rows = torch.tensor([[w if w >= 0 else width for w in system.features(c)]])
-        total += float(scorer.scores(table, rows)[0, a])
+        scores = scorer.scores(table, rows)[0]
+        if local:
+            legal = torch.tensor(system.legal(c))
+            scores = torch.log_softmax(scores.masked_fill(~legal, float("-inf")), 0)
+        total += float(scores[a])
         system.apply(c, a)
     return total
 
 
 @pytest.mark.parametrize("loss", ["margin", "softmax"])
-@pytest.mark.parametrize("with_factors", [False, True], ids=["transitions", "completion"])
-def test_global_losses_equal_their_definitions(loss, with_factors):
+@pytest.mark.parametrize("with_factors,scores", [(False, "raw"), (True, "raw"), (False, "local"), (True, "local")],
+                         ids=["transitions", "completion", "local", "local-completion"])  # fmt: skip
+def test_global_losses_equal_their_definitions(loss, with_factors, scores):
     """The batched loss equals max(0, 1 + s(neg) - s(pos)) over violations (margin) or
     -s(pos) + log(sum over the beam and pos of exp(s)) (softmax), with every derivation score
     recomputed from its restart point one configuration at a time (with a completion model: plus
@@ -257,7 +263,7 @@ def test_global_losses_equal_their_definitions(loss, with_factors):
             built = Completion.build(factors, vectors, [gold.n])
             completion = Completion(factors, built.table.detach().requires_grad_(True), built.base)
             search_completion = completion.detached()
-        settings = GlobalSettings(3, "max_violation" if i % 2 else "early", loss=loss, restart=True)
+        settings = GlobalSettings(3, "max_violation" if i % 2 else "early", loss=loss, restart=True, scores=scores)
         search = GlobalSearch(Layout(system, width, mask), oracle, scorer, table.detach(), [gold], [gold.n], settings,
                               search_completion)  # fmt: skip
         rec = search.run()
@@ -269,7 +275,7 @@ def test_global_losses_equal_their_definitions(loss, with_factors):
                 for node in {u.pos, u.neg, *u.beam}:
                     root, actions = search.derivation(node)
                     start = search.layout.to_config(search.restart_rows[root], 0)
-                    score[node] = derivation_score(system, scorer, table, width, start, actions)
+                    score[node] = derivation_score(system, scorer, table, width, start, actions, scores == "local")
                     if completion is not None:
                         end = start.copy()
                         for a in actions:

@@ -5,9 +5,11 @@ keeps ``beam_size`` items, ``mst`` decodes the completion model's first-order fa
 
 ``scores`` says what a beam adds up (see ``beam.beam_search``): ``local`` (log-softmax over the
 legal transitions, divided by ``temperature``), ``raw`` (the scorer's scores, as global training
-optimises them) or ``auto``: raw for a model trained with ``trainer=global``, local otherwise.
-``temperature`` None is the model's own, fitted on dev when it was trained
-(``training/calibration.py``), or 1. ``for_model`` resolves both from a model's checkpoint.
+with ``trainer.global_scores=raw`` optimises them) or ``auto``: what the model was trained on
+(raw for ``trainer=global`` with raw global scores, local otherwise). ``temperature`` None is
+the model's own: fitted on dev for a greedily trained model (``training/calibration.py``), 1 for
+a globally trained one (its training set the scale). ``for_model`` resolves both from a
+model's config and checkpoint.
 """
 
 from __future__ import annotations
@@ -46,12 +48,14 @@ class DecodeSettings:
         """``auto`` scores and an unset temperature made concrete for a model, from its training
         config (``trainer.name``) and the calibration saved in its checkpoint."""
         trainer = (config or {}).get("trainer") or {}
+        trained_globally = trainer.get("name") == "global"
         scores = self.scores
-        if scores == "auto":
-            scores = "raw" if trainer.get("name") == "global" else "local"
+        if scores == "auto":  # as the model was trained
+            scores = "raw" if trained_globally and trainer.get("global_scores", "raw") == "raw" else "local"
         temperature = self.temperature
-        if temperature is None:
-            temperature = float((calibration or {}).get("temperature") or 1.0)
+        if temperature is None:  # global training on local scores set the scale at T = 1
+            fitted = None if trained_globally else (calibration or {}).get("temperature")
+            temperature = float(fitted or 1.0)
         return replace(self, scores=scores, temperature=temperature)
 
     @property

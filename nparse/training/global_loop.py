@@ -39,6 +39,12 @@ in the same state array, one scorer call per step) and records the derivations t
 as a tree of nodes (parent, feature row id, action); ``losses.global_loss`` scores every
 transition of every recorded derivation in one scorer call. Items that finish wait ("stay") as
 in decoding.
+
+``scores="local"`` (``trainer.global_scores``) sums log-softmax(score) over the legal transitions
+instead of raw scores, in the search and in the loss: the model stays locally normalised, as a
+greedy model decoded with a beam on local scores is (``decoding/beam.py``), so fine-tuning
+starts from a beam that already parses as well as greedy decoding, and derivations of different
+lengths stay comparable. Raw sums are the globally normalised model of Andor et al. (2016).
 """
 
 from __future__ import annotations
@@ -50,7 +56,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import torch
 
-from ..decoding.beam import flatten, score_rows, step
+from ..decoding.beam import flatten, local_scores, score_rows, step
 from ..decoding.completion import Completion, Factors
 from ..models.scorer import TransitionScorer
 from ..timing import timed
@@ -69,6 +75,7 @@ class GlobalSettings:
     loss: str = "margin"
     restart: bool = False
     restart_from: str = "positive"
+    scores: str = "raw"  # what derivations sum: raw transition scores, or local ones (log-softmax over the legal transitions)
 
 
 @dataclass
@@ -99,6 +106,7 @@ class GlobalRecord:
     oracle_seconds: float = 0.0
     actions: Counter = field(default_factory=Counter)  # transitions of the positive examples
     factors: Factors | None = None  # completion factors of the recorded candidates (row: feature row id)
+    legal: np.ndarray | None = None  # [R, actions] legal transitions of ``rows`` (local scores only)
 
 
 @dataclass
@@ -155,6 +163,7 @@ class GlobalSearch:
             self.row_oracle = oracle.for_rows(golds)
         self.rec = GlobalRecord(*(np.zeros(0, dtype=np.int64) for _ in range(4)), sentences=len(lengths))
         self.rows: list[np.ndarray] = []
+        self.legal_rows: list[np.ndarray] = []
         self.n_rows = 0
         self.node_parts: list[np.ndarray] = []  # [m, 3] (parent, row, action) per chunk
         self.n_nodes = 0
@@ -194,6 +203,9 @@ class GlobalSearch:
             rec.reached_end = int(terminal.sum())
             rec.covered = float(np.where(terminal, 1.0, attached / n).sum())
         rec.rows = np.concatenate(self.rows) if self.rows else np.zeros((0, 1), dtype=np.int64)
+        if self.settings.scores == "local":
+            width = self.layout.n_actions
+            rec.legal = np.concatenate(self.legal_rows) if self.legal_rows else np.zeros((0, width), dtype=bool)
         if self.factor_parts:
             parts = self.factor_parts
             rec.factors = Factors(*(np.concatenate([getattr(p, k) for p in parts]) for k in Factors.__annotations__))
@@ -214,6 +226,9 @@ class GlobalSearch:
         self.row_base = self.n_rows
         self.n_rows += len(rows)
         scores = score_rows(self.scorer, self.table, rows, done)
+        if self.settings.scores == "local":  # as the decoder sums them (T = 1: the training sets the scale)
+            self.legal_rows.append(legal)
+            scores = local_scores(scores, legal, 1.0)
         found = None
         if self.completion is not None:  # candidates also score the factors they complete
             delta, found = self.completion.candidates(layout, self.states, self.sent, legal, done)

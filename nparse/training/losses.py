@@ -79,13 +79,17 @@ def derivation_scores(
     completion: Completion | None = None,
 ) -> torch.Tensor:
     """Scores (with autograd) of the listed nodes' derivations: the sum of their transition
-    scores, plus, with a completion model, of the factors their transitions completed."""
+    scores (raw, or local when the search recorded legal transitions), plus, with a completion
+    model, of the factors their transitions completed."""
     index, rows, actions = derivations(rec, nodes)
     totals = torch.zeros(len(nodes), device=table.device)
     if len(rows) == 0:
         return totals
     unique, inverse = np.unique(rows, return_inverse=True)
     scores = scorer.scores(table, torch.from_numpy(rec.rows[unique]).to(table.device))
+    if rec.legal is not None:  # local scores: log-softmax over each configuration's legal transitions
+        legal = torch.from_numpy(rec.legal[unique]).to(table.device)
+        scores = torch.log_softmax(scores.masked_fill(~legal, NEG_INF), 1)
     picked = scores[torch.from_numpy(inverse).to(table.device), torch.from_numpy(actions).to(table.device)]
     totals = totals.index_add(0, torch.from_numpy(index).to(table.device), picked)
     if completion is None or rec.factors is None or len(rec.factors.row) == 0:

@@ -36,11 +36,13 @@ def global_settings(cfg: DictConfig, oracle: Oracle) -> GlobalSettings:
         loss=str(tc.global_loss),
         restart=bool(tc.restart),
         restart_from=str(tc.restart_from),
+        scores=str(tc.get("global_scores") or "raw"),
     )
     for key, value, choices in (
         ("trainer.update", settings.update, UPDATES),
         ("trainer.global_loss", settings.loss, LOSSES),
         ("trainer.restart_from", settings.restart_from, RESTART_FROM),
+        ("trainer.global_scores", settings.scores, ("raw", "local")),
     ):
         if value not in choices:
             raise ValueError(f"{key}={value}: choose one of {', '.join(choices)}")
