@@ -31,6 +31,7 @@ class DataConfig:
     dev: Optional[str] = MISSING
     test: Optional[str] = MISSING
     max_train_sentences: Optional[int] = MISSING
+    projective_only: bool = MISSING
 
 
 @dataclass

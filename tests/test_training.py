@@ -656,3 +656,21 @@ def test_typed_values_arrive_converted():
     assert isinstance(cfg.trainer.lr, float) and cfg.trainer.lr == 1.0
     assert list(cfg.model.completion.factors) == ["1", "2a"]  # kinds are names, 1 included
     assert cfg.trainer.beam_size == 8  # trainer=global sets the beam keys
+
+
+def test_projective_only_skips_crossing_trees_and_says_why(tmp_path):
+    from omegaconf import OmegaConf
+
+    from nparse.training.data import load_data
+
+    def sentence(name: str, heads: list[int]) -> str:
+        rows = [f"{i}\tw{i}\t_\tX\t_\t_\t{h}\t{'root' if h == 0 else 'dep'}\t_\t_" for i, h in enumerate(heads, 1)]
+        return f"# sent_id = {name}\n" + "\n".join(rows) + "\n\n"
+
+    path = tmp_path / "train.conllu"
+    path.write_text(sentence("flat", [2, 0, 2, 3]) + sentence("crossing", [3, 4, 0, 3]), encoding="utf-8")
+    for only, kept in ((False, ["flat", "crossing"]), (True, ["flat"])):
+        cfg = OmegaConf.create({"data": {"train": str(path), "dev": None, "test": None, "projective_only": only}})
+        data = load_data(cfg)
+        assert [s.name for s in data.train] == kept
+    assert data.skipped == [("crossing", "not projective (data.projective_only=true)")]

@@ -13,6 +13,7 @@ from ..io.conllu import Sentence, iter_conllu, read_conllu, tree_problem
 from ..io.data import Example, Vocabs, encode
 from ..paths import resolve_path
 from ..systems import Oracle
+from ..trees import is_projective
 
 log = logging.getLogger("nparse.train")
 
@@ -26,14 +27,19 @@ class Data:
 
 
 def load_data(cfg: DictConfig) -> Data:
-    """Read train/dev/test; training sentences that are not single-rooted trees are skipped."""
+    """Read train/dev/test; training sentences that are not single-rooted trees are skipped, and
+    with ``data.projective_only`` the non-projective ones (so that arms with projective and
+    non-projective oracles train on the same sentences)."""
     train_path = resolve_path(cfg.data.train, "data.train")
     limit = int(cfg.data.get("max_train_sentences") or 0)
+    projective_only = bool(cfg.data.get("projective_only"))
     train, skipped = [], []
     for sent in iter_conllu(train_path):
         problem = tree_problem(sent.heads)
         if problem:
             skipped.append((sent.name, f"not a single-rooted tree: {problem}"))
+        elif projective_only and not is_projective(sent.heads):
+            skipped.append((sent.name, "not projective (data.projective_only=true)"))
         else:
             train.append(sent)
             if len(train) == limit:
