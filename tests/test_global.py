@@ -44,7 +44,7 @@ class DyadicScorer:
         gen = torch.Generator().manual_seed(seed)
         self.values = torch.randint(-16, 17, (width + 1, system.n_slots, len(system.actions)), generator=gen) / 8.0
         self.values = self.values.double()
-        self.out = torch.nn.Linear(1, len(system.actions))  # out.out_features: the action count
+        self.n_actions = len(system.actions)  # the TransitionScores protocol (decoding/scoring.py)
         self.slots = torch.arange(system.n_slots)
 
     def scores(self, table, rows):
@@ -143,7 +143,7 @@ class TableScorer:
 
     def __init__(self, system, width: int, table: dict):
         self.width, self.table = width, table
-        self.out = torch.nn.Linear(1, len(system.actions))
+        self.n_actions = len(system.actions)
         self.n = len(system.actions)
 
     def scores(self, _, rows):

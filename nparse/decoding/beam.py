@@ -25,10 +25,10 @@ import numpy as np
 import torch
 from numba import njit
 
-from ..models.scorer import TransitionScorer
 from ..timing import timed
 from ..systems.arrays import L_STEPS, Layout
 from .completion import Completion
+from .scoring import TransitionScores
 
 NEG_INF = -np.inf
 
@@ -117,9 +117,9 @@ class Step:
     best_marked: np.ndarray  # [G, 3] parent, action, score of the best marked candidate
 
 
-def score_rows(scorer: TransitionScorer, table: torch.Tensor, rows: np.ndarray, done: np.ndarray) -> np.ndarray:
+def score_rows(scorer: TransitionScores, table: torch.Tensor, rows: np.ndarray, done: np.ndarray) -> np.ndarray:
     """Transition scores (float64) of every row, in one scorer call for the rows not yet terminal."""
-    scores = np.zeros((rows.shape[0], scorer.out.out_features))
+    scores = np.zeros((rows.shape[0], scorer.n_actions))
     live = ~done
     if live.any():
         with torch.no_grad(), timed("scorer"):
@@ -130,7 +130,7 @@ def score_rows(scorer: TransitionScorer, table: torch.Tensor, rows: np.ndarray, 
 
 def step(
     layout: Layout,
-    scorer: TransitionScorer,
+    scorer: TransitionScores,
     table: torch.Tensor,
     states: np.ndarray,
     offsets: np.ndarray,
@@ -193,7 +193,7 @@ def local_scores(scores: np.ndarray, legal: np.ndarray, temperature: float) -> n
 
 def beam_search(
     layout: Layout,
-    scorer: TransitionScorer,
+    scorer: TransitionScores,
     table: torch.Tensor,
     lengths: list[int],
     k: int,

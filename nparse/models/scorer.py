@@ -20,7 +20,7 @@ from torch import nn
 class TransitionScorer(nn.Module):
     def __init__(self, in_dim: int, n_slots: int, hidden: int, n_actions: int):
         super().__init__()
-        self.in_dim, self.n_slots, self.hidden = in_dim, n_slots, hidden
+        self.in_dim, self.n_slots, self.hidden, self.n_actions = in_dim, n_slots, hidden, n_actions
         self.first = nn.Linear(in_dim * n_slots, hidden)
         self.empty = nn.Parameter(torch.randn(in_dim) * 0.1)  # vector of an empty position
         self.out = nn.Linear(hidden, n_actions)

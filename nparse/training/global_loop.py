@@ -58,7 +58,7 @@ import torch
 
 from ..decoding.beam import flatten, local_scores, score_rows, step
 from ..decoding.completion import Completion, Factors
-from ..models.scorer import TransitionScorer
+from ..decoding.scoring import TransitionScores
 from ..timing import timed
 from ..systems import Oracle, StaticOracle
 from ..systems.arrays import L_HEADS, L_N, L_STEPS, Layout
@@ -139,7 +139,7 @@ class GlobalSearch:
         self,
         layout: Layout,
         oracle: Oracle,
-        scorer: TransitionScorer,
+        scorer: TransitionScores,
         table: torch.Tensor,
         golds: list,
         lengths: list[int],

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 import torch
 
-from ..models.scorer import TransitionScorer
+from ..decoding.scoring import TransitionScores
 from ..timing import timed
 from ..systems import NONE, Config, Oracle, TransitionSystem
 
@@ -47,7 +47,7 @@ class Steps:
 def train_loop(
     system: TransitionSystem,
     oracle: Oracle,
-    scorer: TransitionScorer,
+    scorer: TransitionScores,
     table: torch.Tensor,
     configs: list[Config],
     golds: list,

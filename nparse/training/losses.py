@@ -14,14 +14,14 @@ import torch
 from torch.nn import functional as F
 
 from ..decoding.completion import Completion
+from ..decoding.scoring import TransitionScores
 from ..io.data import Batch
 from ..models.parser import ParserModel
-from ..models.scorer import TransitionScorer
 from .global_loop import GlobalRecord
 from .local import NEG_INF, Steps
 
 
-def hinge_loss(scorer: TransitionScorer, table: torch.Tensor, steps: Steps) -> torch.Tensor:
+def hinge_loss(scorer: TransitionScores, table: torch.Tensor, steps: Steps) -> torch.Tensor:
     """Sum over steps of max(0, 1 - best correct score + best wrong score) (K&G 2016)."""
     device = table.device
     scores = scorer.scores(table, torch.tensor(steps.rows, device=device))
@@ -37,7 +37,7 @@ def hinge_loss(scorer: TransitionScorer, table: torch.Tensor, steps: Steps) -> t
     return torch.relu(margin).sum()
 
 
-def xent_loss(scorer: TransitionScorer, table: torch.Tensor, steps: Steps) -> torch.Tensor:
+def xent_loss(scorer: TransitionScores, table: torch.Tensor, steps: Steps) -> torch.Tensor:
     """Sum over steps of -log P(correct set): the softmax over the legal transitions, with
     several correct ones (a dynamic or non-deterministic oracle) their total probability, the
     marginal likelihood of the latent sequences. The scores become log-probabilities, which is
@@ -72,7 +72,7 @@ def derivations(rec: GlobalRecord, nodes: list[int]) -> tuple[np.ndarray, np.nda
 
 
 def derivation_scores(
-    scorer: TransitionScorer,
+    scorer: TransitionScores,
     table: torch.Tensor,
     rec: GlobalRecord,
     nodes: list[int],
@@ -94,7 +94,7 @@ def derivation_scores(
     totals = totals.index_add(0, torch.from_numpy(index).to(table.device), picked)
     if completion is None or rec.factors is None or len(rec.factors.row) == 0:
         return totals
-    which, owner = factors_of(rec, index, rows, actions, scorer.out.out_features)
+    which, owner = factors_of(rec, index, rows, actions, scorer.n_actions)
     if len(which) == 0:
         return totals
     unique, inverse = np.unique(which, return_inverse=True)
@@ -121,7 +121,7 @@ def factors_of(
 
 
 def global_loss(
-    scorer: TransitionScorer, table: torch.Tensor, rec: GlobalRecord, loss: str, completion: Completion | None = None
+    scorer: TransitionScores, table: torch.Tensor, rec: GlobalRecord, loss: str, completion: Completion | None = None
 ) -> torch.Tensor:
     """Sum over updates of the margin loss max(0, 1 + s(neg) - s(pos)) (violations only) or of
     the globally normalised loss -s(pos) + log sum over beam + pos of exp(s) (Andor et al.)."""
@@ -174,7 +174,7 @@ def tag_loss(model: ParserModel, vectors: torch.Tensor, batch: Batch) -> torch.T
 
 
 # Local (greedy) transition losses by ``trainer.local_loss``: (scorer, table, recorded steps) -> summed loss.
-LOCAL_LOSSES: dict[str, Callable[[TransitionScorer, torch.Tensor, Steps], torch.Tensor]] = {
+LOCAL_LOSSES: dict[str, Callable[[TransitionScores, torch.Tensor, Steps], torch.Tensor]] = {
     "hinge": hinge_loss,
     "xent": xent_loss,
 }
