@@ -100,6 +100,7 @@ class TrainerConfig:
     restart: Optional[bool] = None
     restart_from: Optional[str] = None
     global_scores: Optional[str] = None
+    positive: Optional[str] = None
 
 
 @dataclass
@@ -114,7 +115,7 @@ class DecoderConfig:
 
 SCHEMAS = {"data": DataConfig, "model": ModelConfig, "system": SystemConfig, "trainer": TrainerConfig,
            "decoder": DecoderConfig}  # fmt: skip
-GLOBAL_ONLY = ("beam_size", "update", "global_loss", "restart", "restart_from", "global_scores")
+GLOBAL_ONLY = ("beam_size", "update", "global_loss", "restart", "restart_from", "global_scores", "positive")
 
 
 def register() -> None:

@@ -55,11 +55,19 @@ class DyadicScorer:
         return self.scores(None, rows)[0].tolist()
 
 
-def reference_first_update(system, oracle, gold, scorer, k: int, update: str):
+def reference_first_update(system, oracle, gold, scorer, k: int, update: str, positive: str = "best"):
     """A plain Python beam over Config objects: (positive actions, negative actions, step) of
     the first update, with the same candidate order (score, then transition score, then item
-    and action order) as the array implementation."""
+    and action order) as the array implementation. ``positive="prefix"`` (max-violation): the
+    positive is the prefix, as long as the negative, of the best complete correct derivation."""
     n, width = gold.n, gold.n + 1
+
+    def score_of(actions):
+        c, total = system.initial(n), 0.0
+        for a in actions:
+            total += scorer.of(system, c, width)[a]
+            system.apply(c, a)
+        return total
 
     def expand(beam, only_correct):
         cands = []
@@ -78,7 +86,7 @@ def reference_first_update(system, oracle, gold, scorer, k: int, update: str):
         return [cands[i] for i in order]
 
     start = (0.0, [], system.initial(n), True)
-    beam, gold_beam, worst, t = [start], [start], None, 0
+    beam, gold_beam, worst, t, wrong = [start], [start], None, 0, []
     while True:
         t += 1
         cands = expand(beam, False)
@@ -89,23 +97,30 @@ def reference_first_update(system, oracle, gold, scorer, k: int, update: str):
             return pos[2], new[0][1], t
         correct = [it for it in new if it[3]] + (gold_new if update != "early" else [])
         best = max(correct, key=lambda it: it[0]) if correct else None
-        if update == "max_violation" and not new[0][3]:
+        if update == "max_violation" and not new[0][3] and positive == "prefix":
+            wrong.append((new[0][0], new[0][1], t))
+        elif update == "max_violation" and not new[0][3]:
             gap = new[0][0] - best[0]
             if worst is None or gap > worst[0]:
                 worst = (gap, best[1], new[0][1], t)
         done = all(system.terminal(it[2]) for it in new + (gold_new if update != "early" else []))
         if done:
+            for neg_score, neg, at in wrong:  # prefixes of the best complete correct derivation
+                pos = best[1][: len(neg)]
+                gap = neg_score - score_of(pos)
+                if worst is None or gap > worst[0]:
+                    worst = (gap, pos, neg, at)
             if worst is not None:
                 return worst[1], worst[2], worst[3]
             return best[1], new[0][1], t
         beam, gold_beam = new, gold_new
 
 
-@pytest.mark.parametrize("update", ["early", "max_violation"])
+@pytest.mark.parametrize("update,positive", [("early", "best"), ("max_violation", "best"), ("max_violation", "prefix")])
 @pytest.mark.parametrize(
     "name,oracle_name", [("arcstandard", "static"), ("arceager", "dynamic"), ("swapstandard", "ndall")]
 )
-def test_first_update_matches_a_plain_python_beam(update, name, oracle_name):
+def test_first_update_matches_a_plain_python_beam(update, positive, name, oracle_name):
     """Early update happens at the first step t where no beam item is correct, on the positive
     and negative prefixes of that step (length t where every derivation has the same length:
     arc-standard); max-violation at the step of the largest score gap. Checked against a plain
@@ -125,10 +140,10 @@ def test_first_update_matches_a_plain_python_beam(update, name, oracle_name):
         scorer = DyadicScorer(system, gold.n + 1, i)
         search = GlobalSearch(
             Layout(system, gold.n + 1), oracle, scorer, torch.zeros(gold.n + 2, 1), [gold], [gold.n],
-            GlobalSettings(3, update),
+            GlobalSettings(3, update, positive=positive),
         )  # fmt: skip
         rec = search.run()
-        pos, neg, t = reference_first_update(system, oracle, gold, scorer, 3, update)
+        pos, neg, t = reference_first_update(system, oracle, gold, scorer, 3, update, positive)
         first = rec.updates[0]
         assert search.derivation(first.pos)[1] == pos
         assert search.derivation(first.neg)[1] == neg

@@ -66,6 +66,7 @@ from ..systems.arrays import L_HEADS, L_N, L_STEPS, Layout
 UPDATES = ("early", "max_violation", "full")
 LOSSES = ("margin", "softmax")
 RESTART_FROM = ("positive", "negative")
+POSITIVES = ("prefix", "best")
 
 
 @dataclass
@@ -76,6 +77,7 @@ class GlobalSettings:
     restart: bool = False
     restart_from: str = "positive"
     scores: str = "raw"  # what derivations sum: raw transition scores, or local ones (log-softmax over the legal transitions)
+    positive: str = "prefix"  # max_violation's positive: "prefix" of the best complete correct derivation, or "best" correct item at the step
 
 
 @dataclass
@@ -122,6 +124,7 @@ class _Track:
     """Per-sentence bookkeeping between steps."""
 
     worst: _Violation | None = None  # largest violation of the current segment
+    wrong: list = field(default_factory=list)  # (neg node, its score, beam nodes, neg row) per wrong step (prefix positives)
     last_pos_row: np.ndarray | None = None  # the configuration of the last positive example
 
 
@@ -166,6 +169,8 @@ class GlobalSearch:
         self.legal_rows: list[np.ndarray] = []
         self.n_rows = 0
         self.node_parts: list[np.ndarray] = []  # [m, 3] (parent, row, action) per chunk
+        self.score_parts: list[np.ndarray] = []  # [m] derivation score of every node (since its restart point)
+        self.depth_parts: list[np.ndarray] = []  # [m] transitions since its restart point
         self.n_nodes = 0
         # Rows: every live sentence's beam (kind 0), then its gold beam (kind 1).
         self.states = layout.initial(np.repeat(np.array(lengths), self.kinds))
@@ -179,12 +184,23 @@ class GlobalSearch:
         self.item_score = np.zeros(len(self.sent))
         self.starts = np.arange(len(self.sent) + 1)
 
-    def new_nodes(self, triples: np.ndarray) -> np.ndarray:
-        """Add nodes given as rows (parent node, feature row id, action); returns their ids."""
+    def new_nodes(self, triples: np.ndarray, scores: np.ndarray | None = None, depths: np.ndarray | None = None) -> np.ndarray:
+        """Add nodes given as rows (parent node, feature row id, action), with their derivation
+        scores and depths (restart points: 0); returns their ids."""
         ids = np.arange(self.n_nodes, self.n_nodes + len(triples))
         self.node_parts.append(np.asarray(triples, dtype=np.int64).reshape(-1, 3))
+        self.score_parts.append(np.zeros(len(triples)) if scores is None else np.asarray(scores, dtype=np.float64))
+        self.depth_parts.append(np.zeros(len(triples), dtype=np.int64) if depths is None else np.asarray(depths))
         self.n_nodes += len(triples)
         return ids
+
+    def node_table(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(parent/row/action [N, 3], score [N], depth [N]) of every node so far."""
+        if len(self.node_parts) > 1:
+            self.node_parts = [np.concatenate(self.node_parts)]
+            self.score_parts = [np.concatenate(self.score_parts)]
+            self.depth_parts = [np.concatenate(self.depth_parts)]
+        return self.node_parts[0], self.score_parts[0], self.depth_parts[0]
 
     def run(self) -> GlobalRecord:
         with timed("search"):  # includes the scorer and oracle calls of the search
@@ -209,7 +225,7 @@ class GlobalSearch:
         if self.factor_parts:
             parts = self.factor_parts
             rec.factors = Factors(*(np.concatenate([getattr(p, k) for p in parts]) for k in Factors.__annotations__))
-        nodes = np.concatenate(self.node_parts)
+        nodes, _, _ = self.node_table()
         rec.parent, rec.row, rec.action = nodes[:, 0], nodes[:, 1], nodes[:, 2]
         names = self.layout.system.actions
         for u in rec.updates:  # the transitions the positive examples teach
@@ -251,7 +267,7 @@ class GlobalSearch:
             inspected=(rows, legal, done), scores=scores,
         )  # fmt: skip
         self.s = s
-        self.sel_node = self.candidate_nodes(s.parent, s.action, s.count)
+        self.sel_node = self.candidate_nodes(s.parent, s.action, s.count, s.total)
         if found is not None:
             self.keep_factors(found, s, legal.shape)
         # Sentences with nothing to decide (no error, no possible violation, not finished) go on.
@@ -284,8 +300,8 @@ class GlobalSearch:
         kept.row = kept.row + self.row_base
         self.factor_parts.append(kept)
 
-    def candidate_nodes(self, parent: np.ndarray, action: np.ndarray, count: np.ndarray) -> np.ndarray:
-        """Nodes of candidates [G, K] given by parent row and action (a stay keeps its node)."""
+    def candidate_nodes(self, parent: np.ndarray, action: np.ndarray, count: np.ndarray, total: np.ndarray) -> np.ndarray:
+        """Nodes of candidates [G, K] given by parent row, action and score (a stay keeps its node)."""
         valid = np.arange(parent.shape[1])[None, :] < count[:, None]
         par = np.where(valid, parent, 0)
         moved = valid & (action >= 0)
@@ -293,7 +309,8 @@ class GlobalSearch:
         out[valid & ~moved] = self.node[par[valid & ~moved]]
         if moved.any():
             triples = np.stack([self.node[par[moved]], self.row_base + par[moved], action[moved]], 1)
-            out[moved] = self.new_nodes(triples)
+            _, _, depth = self.node_table()
+            out[moved] = self.new_nodes(triples, total[moved], depth[self.node[par[moved]]] + 1)
         return out
 
     def explorable(self, node: int, b: int) -> bool:
@@ -312,7 +329,7 @@ class GlobalSearch:
 
     def derivation(self, node: int) -> tuple[int, list[int]]:
         """(restart point node, transitions since it) of a node, for tests and tools."""
-        nodes = np.concatenate(self.node_parts)
+        nodes, _, _ = self.node_table()
         actions = []
         while nodes[node, 0] >= 0 or nodes[node, 2] >= 0:
             actions.append(int(nodes[node, 2]))
@@ -350,7 +367,9 @@ class GlobalSearch:
             if parent < 0:
                 rec.stuck += 1
                 return None
-            pos_node = self.candidate_nodes(np.array([[parent]]), np.array([[action]]), np.array([1]))[0, 0]
+            pos_node = self.candidate_nodes(
+                np.array([[parent]]), np.array([[action]]), np.array([1]), s.best_marked[gf : gf + 1, 2:3]
+            )[0, 0]  # fmt: skip
             pos_row = self.materialize(parent, action)
             self.add_update(track, Update(int(pos_node), neg_node, beam, True), pos_row)
             return restart_row(pos_row, True)
@@ -361,7 +380,11 @@ class GlobalSearch:
         if two:
             options += [(s.total[gg, r], gg, r) for r in range(s.count[gg])]
         best = max(options, key=lambda o: o[0]) if options else None
-        if settings.update == "max_violation" and not neg_ok and best is not None:
+        prefix = settings.update == "max_violation" and settings.positive == "prefix"
+        if prefix and not neg_ok:  # the positive is known when the best complete correct one is
+            neg_row = row_of(gf, 0) if settings.restart and settings.restart_from == "negative" else None
+            track.wrong.append((neg_node, float(s.total[gf, 0]), beam, neg_row))
+        elif settings.update == "max_violation" and not neg_ok and best is not None:
             gap = s.total[gf, 0] - best[0]
             if track.worst is None or gap > track.worst.gap:
                 pos_row = row_of(best[1], best[2])
@@ -370,6 +393,8 @@ class GlobalSearch:
         if not (free_done and gold_done):
             return "keep"
         # The segment is over.
+        if prefix and track.wrong and best is not None:
+            track.worst = self.prefix_violation(b, track, int(self.sel_node[best[1], best[2]]))
         if track.worst is not None:
             worst, track.worst = track.worst, None
             self.add_update(track, worst.update, worst.pos_row)
@@ -380,6 +405,40 @@ class GlobalSearch:
         final = Update(int(self.sel_node[best[1], best[2]]), neg_node, beam, not neg_ok)
         self.add_update(track, final, row_of(best[1], best[2]))
         return None
+
+    def prefix_violation(self, b: int, track: _Track, best: int) -> _Violation:
+        """The largest violation of a finished segment against prefixes of its best complete
+        correct derivation (node ``best``), as latent structure training defines the positive
+        (Björkelund & Nivre 2015): the step's negative against the prefix of the same length."""
+        nodes, score, depth = self.node_table()
+        chain = [best]
+        while nodes[chain[-1], 0] >= 0:
+            chain.append(int(nodes[chain[-1], 0]))
+        chain.reverse()  # chain[d]: the prefix of d transitions
+        worst = None
+        for neg, neg_score, beam, neg_row in track.wrong:
+            pos = chain[min(int(depth[neg]), len(chain) - 1)]
+            gap = neg_score - float(score[pos])
+            if worst is None or gap > worst[0]:
+                worst = (gap, pos, neg, beam, neg_row)
+        track.wrong = []
+        assert worst is not None
+        gap, pos, neg, beam, neg_row = worst
+        pos_row = self.row_of_node(pos)
+        restart = None
+        if self.settings.restart:
+            restart = pos_row
+            if self.settings.restart_from == "negative" and neg_row is not None and self.explorable(neg, b):
+                restart = neg_row
+        return _Violation(gap, Update(pos, neg, beam, True), pos_row, restart)
+
+    def row_of_node(self, node: int) -> np.ndarray:
+        """The configuration a node stands for: its restart point's row and transitions since."""
+        root, actions = self.derivation(node)
+        row = self.restart_rows[root].copy()
+        for a in actions:
+            self.layout.apply(row, np.array([a]))
+        return row
 
     def add_update(self, track: _Track, update: Update, pos_row: np.ndarray) -> None:
         self.rec.updates.append(update)

@@ -13,7 +13,7 @@ from .averaging import AVERAGES
 from .schedule import SCHEDULES
 from ..systems import Oracle, StaticOracle
 from ..systems.factors import factor_mask
-from .global_loop import LOSSES, RESTART_FROM, UPDATES, GlobalSettings
+from .global_loop import LOSSES, POSITIVES, RESTART_FROM, UPDATES, GlobalSettings
 
 ORACLE_TRAINING_KEYS = ("name", "explore_p", "explore_from_epoch")
 
@@ -37,12 +37,14 @@ def global_settings(cfg: DictConfig, oracle: Oracle) -> GlobalSettings:
         restart=bool(tc.restart),
         restart_from=str(tc.restart_from),
         scores=str(tc.get("global_scores") or "raw"),
+        positive=str(tc.get("positive") or "prefix"),
     )
     for key, value, choices in (
         ("trainer.update", settings.update, UPDATES),
         ("trainer.global_loss", settings.loss, LOSSES),
         ("trainer.restart_from", settings.restart_from, RESTART_FROM),
         ("trainer.global_scores", settings.scores, ("raw", "local")),
+        ("trainer.positive", settings.positive, POSITIVES),
     ):
         if value not in choices:
             raise ValueError(f"{key}={value}: choose one of {', '.join(choices)}")
@@ -73,7 +75,7 @@ def check_reachable(settings: GlobalSettings | None, examples: list[Example], or
     some training tree cannot be built by the system (its correct derivations end elsewhere)."""
     if settings is None or settings.loss != "softmax" or settings.update != "full":
         return
-    missing = [e.sent.name for e in examples if not oracle.reaches(e.gold)]  # type: ignore[arg-type]
+    missing = [e.sent.name for e in examples if not oracle.reaches(e.gold)]
     if missing:
         raise ValueError(
             f"trainer.global_loss=softmax with trainer.update=full: {len(missing)} training trees "
