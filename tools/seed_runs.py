@@ -1,12 +1,14 @@
 """Train one preset on several treebanks and seeds, one run after the other, into named folders.
 
     python tools/seed_runs.py --exp 2planar_dynamic --name hinge --data el_gdt hu_szeged --seeds 1 2 3
-                              [--threads 1] [-- extra Hydra overrides]
+                              [--threads 1] [-- extra Hydra overrides, with {data} and {seed}]
 
 Every run goes to ``runs/<name>/<data>_s<seed>/`` (a run whose ``metrics.json`` exists is
 skipped, so an interrupted sweep picks up where it stopped). The arms of a comparison get the
 same command with a different ``--name`` and overrides, which is what ``tools/seed_table.py``
-reads. Runs are sequential: the machine has 2 cores.
+reads. ``{data}`` and ``{seed}`` in an override are replaced, so fine-tuning arms start from
+their own seed's model: ``trainer.init_from=runs/hinge/{data}_s{seed}/best.pt``. Runs are
+sequential: the machine has 2 cores.
 """
 
 from __future__ import annotations
@@ -36,7 +38,8 @@ def main() -> None:
                 continue
             cmd = [
                 sys.executable, "-m", "nparse.train", f"+exp={args.exp}", f"data={data}", f"trainer.seed={seed}",
-                f"trainer.threads={args.threads}", f"hydra.run.dir={run}", *args.overrides,
+                f"trainer.threads={args.threads}", f"hydra.run.dir={run}",
+                *(o.format(data=data, seed=seed) for o in args.overrides),
             ]  # fmt: skip
             print(" ".join(cmd[1:]), flush=True)
             subprocess.run(cmd, cwd=ROOT, check=True)

@@ -75,6 +75,8 @@ def main() -> None:
                 continue
             data, seed = run.name.rsplit("_s", 1)
             metrics = json.loads((run / "metrics.json").read_text())
+            if "test" not in metrics:  # still training
+                continue
             cfg = OmegaConf.load(run / "config.yaml")
             golds[data] = resolve_path(cfg.data.test, "data.test")
             rows[(data, arm, "greedy")][int(seed)] = (

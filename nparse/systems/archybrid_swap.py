@@ -126,10 +126,10 @@ class ArcHybridSwapStatic(StaticOracle):
         self.lazy = lazy
 
     def prepare(self, heads):
-        return SwapHybridGold(heads, self.system)  # type: ignore[arg-type]
+        return SwapHybridGold(heads, self.system)
 
     def next(self, c: Config, gold: Gold) -> int:
-        a = static_arc(c, gold, self.system)  # type: ignore[arg-type]
+        a = static_arc(c, gold, self.system)
         if a is not None:
             return a
         if swap_due(c, gold, self.lazy):  # type: ignore[arg-type]
@@ -143,7 +143,7 @@ class ArcHybridSwapDynamic(CostOracle):
     name = "static_dynamic"
 
     def prepare(self, heads):
-        return SwapHybridGold(heads, self.system)  # type: ignore[arg-type]
+        return SwapHybridGold(heads, self.system)
 
     def may_explore(self, c: Config, gold: Gold, action: int) -> bool:
         """Exploration stays where the oracle is exact: no wrong SWAP, no skipped due SWAP."""

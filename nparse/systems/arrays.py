@@ -140,13 +140,13 @@ class Layout:
         other = row[off[L_STACK2] : off[L_STACK2] + row[off[L_NS2]]]
         if "plane" in self.system.row_blocks:  # 2-Planar: the active plane's stack is c.stack
             active = row[off[L_ACTIVE]]
-            c.stack, c.stack2 = (stack, other) if active == 0 else (other, stack)  # type: ignore[attr-defined]
-            c.active, c.switched = active, bool(row[off[L_SWITCHED]])  # type: ignore[attr-defined]
-            c.plane = row[off[L_PLANE] : off[L_PLANE] + n + 1]  # type: ignore[attr-defined]
+            c.stack, c.stack2 = (stack, other) if active == 0 else (other, stack)
+            c.active, c.switched = active, bool(row[off[L_SWITCHED]])
+            c.plane = row[off[L_PLANE] : off[L_PLANE] + n + 1]
         else:
             c.stack = stack
             if "stack2" in self.system.row_blocks:
-                c.stack2 = other  # type: ignore[attr-defined]
+                c.stack2 = other
         return c
 
 

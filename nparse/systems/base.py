@@ -13,7 +13,7 @@ exhaustive search and by beam recombination). Words are numbered 1..n and 0 is t
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from typing import TYPE_CHECKING, ClassVar, Hashable, Sequence
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, Hashable, Sequence, TypeVar
 
 import numpy as np
 
@@ -90,6 +90,11 @@ class Gold:
         self.children = children_of(self.heads)
 
 
+C = TypeVar("C", bound=Config)  # a system's configuration type
+G = TypeVar("G", bound=Gold)  # what an oracle prepares per sentence
+S = TypeVar("S", bound="TransitionSystem[Any]")  # the system an oracle is for
+
+
 def front_arc(c: Config, a: int, left: int, right: int) -> tuple[int, int] | None:
     """The arc of action ``a`` in systems whose arcs join the stack top and b0: ``left`` adds
     b0 -> s0, ``right`` adds s0 -> b0 (arc-eager, 2-Planar, Covington)."""
@@ -120,8 +125,9 @@ def single_rooted(heads: Sequence[int]) -> list[int]:
     return heads
 
 
-class TransitionSystem(ABC):
-    """A transition system: configurations, legal transitions, features."""
+class TransitionSystem(ABC, Generic[C]):
+    """A transition system over configurations of type ``C``: legal transitions, their effect,
+    features."""
 
     name: ClassVar[str]
     actions: ClassVar[tuple[str, ...]]
@@ -155,25 +161,25 @@ class TransitionSystem(ABC):
         return self.actions.index(name)
 
     @abstractmethod
-    def initial(self, n: int) -> Config: ...
+    def initial(self, n: int) -> C: ...
 
     @abstractmethod
-    def terminal(self, c: Config) -> bool: ...
+    def terminal(self, c: C) -> bool: ...
 
     @abstractmethod
-    def legal(self, c: Config) -> list[bool]:
+    def legal(self, c: C) -> list[bool]:
         """One flag per action; at least one is true in every non-terminal configuration."""
 
-    def apply(self, c: Config, a: int) -> None:
+    def apply(self, c: C, a: int) -> None:
         """Apply action ``a`` in place (``c.copy()`` first to branch)."""
         self._apply(c, a)
         c.steps += 1
 
     @abstractmethod
-    def _apply(self, c: Config, a: int) -> None:
+    def _apply(self, c: C, a: int) -> None:
         """The system's own effect of action ``a``."""
 
-    def features(self, c: Config) -> list[int]:
+    def features(self, c: C) -> list[int]:
         """Word index (0 = root) at every feature position, NONE where the position is empty."""
         feats = self.positions(c)
         if self.modifiers:
@@ -184,22 +190,22 @@ class TransitionSystem(ABC):
         return feats
 
     @abstractmethod
-    def positions(self, c: Config) -> list[int]:
+    def positions(self, c: C) -> list[int]:
         """Word index at every base position (``base_slots``), NONE where it is empty."""
 
     @abstractmethod
-    def state_key(self, c: Config) -> Hashable:
+    def state_key(self, c: C) -> Hashable:
         """Everything that decides the transitions and arcs still possible from ``c``."""
 
-    def arc_of(self, c: Config, a: int) -> tuple[int, int] | None:
+    def arc_of(self, c: C, a: int) -> tuple[int, int] | None:
         """The arc (head, dependent) that action ``a`` adds in ``c``, if any."""
         return None
 
-    def output(self, c: Config) -> list[int]:
+    def output(self, c: C) -> list[int]:
         """Heads of the finished parse as a single-rooted tree (see ``single_rooted``)."""
         return single_rooted(c.heads)
 
-    def parts(self, c: Config) -> list[tuple[str, list[int]]]:
+    def parts(self, c: C) -> list[tuple[str, list[int]]]:
         """The configuration's word lists in reading order, named (for walkthroughs and errors)."""
         return [("stack", c.stack), ("buffer", c.buffer[::-1])]
 
@@ -207,7 +213,7 @@ class TransitionSystem(ABC):
         return f"{self.name}(root={self.root}, modifiers={self.modifiers})"
 
 
-class Oracle(ABC):
+class Oracle(ABC, Generic[S, G]):
     """Says which transitions are correct.
 
     ``complete`` oracles (dynamic ones) are defined in every configuration, so training may
@@ -218,27 +224,28 @@ class Oracle(ABC):
     name: ClassVar[str]
     complete: ClassVar[bool] = False
 
-    def __init__(self, system: TransitionSystem):
+    def __init__(self, system: S):
         self.system = system
 
-    def prepare(self, heads: Sequence[int]) -> Gold | None:
+    def prepare(self, heads: Sequence[int]) -> G | None:
         """Per-sentence precomputation; None if this oracle cannot train on the tree."""
-        return Gold(heads)
+        return Gold(heads)  # type: ignore[return-value]  # oracles with their own Gold override this
 
     @abstractmethod
-    def correct(self, c: Config, gold: Gold) -> list[bool]:
-        """One flag per action: the transitions this oracle accepts in ``c``."""
+    def correct(self, c: Config, gold: G) -> list[bool]:
+        """One flag per action: the transitions this oracle accepts in ``c`` (a configuration
+        of ``system``)."""
 
-    def for_rows(self, golds: Sequence[Gold]) -> "RowOracle":
+    def for_rows(self, golds: Sequence[G]) -> "RowOracle":
         """``correct`` on rows for a batch of sentences (beam training keeps its items as rows).
         An oracle with a compiled cost on rows overrides it to skip building ``Config`` objects."""
         return RowOracle(self, golds)
 
-    def may_explore(self, c: Config, gold: Gold, action: int) -> bool:
+    def may_explore(self, c: Config, gold: G, action: int) -> bool:
         """Whether training with exploration may follow a wrong ``action`` here."""
         return True
 
-    def reaches(self, gold: Gold) -> bool:
+    def reaches(self, gold: G) -> bool:
         """Whether the correct derivations rebuild the gold tree itself (not only the best
         reachable one): false for trees the system cannot build that the oracle still accepts."""
         return True
@@ -248,7 +255,7 @@ class RowOracle:
     """An oracle's correct transitions for items kept as rows of a batch of sentences: this
     default turns each row into a ``Config`` (once per distinct row) and asks ``correct``."""
 
-    def __init__(self, oracle: Oracle, golds: Sequence[Gold]):
+    def __init__(self, oracle: "Oracle[Any, Any]", golds: Sequence[Gold]):
         self.oracle, self.golds = oracle, golds
 
     def __call__(self, layout: "Layout", states: np.ndarray, items: np.ndarray, sent: np.ndarray) -> np.ndarray:
@@ -266,18 +273,18 @@ class RowOracle:
         return out
 
 
-class StaticOracle(Oracle):
+class StaticOracle(Oracle[S, G]):
     """A deterministic oracle: one correct transition per configuration."""
 
     @abstractmethod
-    def next(self, c: Config, gold: Gold) -> int: ...
+    def next(self, c: Config, gold: G) -> int: ...
 
-    def correct(self, c: Config, gold: Gold) -> list[bool]:
+    def correct(self, c: Config, gold: G) -> list[bool]:
         flags = [False] * len(self.system.actions)
         flags[self.next(c, gold)] = True
         return flags
 
-    def sequence(self, gold: Gold) -> list[int]:
+    def sequence(self, gold: G) -> list[int]:
         """The whole transition sequence the oracle produces for the gold tree."""
         c = self.system.initial(gold.n)
         seq = []
@@ -290,16 +297,16 @@ class StaticOracle(Oracle):
         return seq
 
 
-class CostOracle(Oracle):
+class CostOracle(Oracle[S, G]):
     """A dynamic oracle given by transition costs; correct = legal with minimal cost."""
 
     complete = True
 
     @abstractmethod
-    def costs(self, c: Config, gold: Gold) -> list[int | None]:
+    def costs(self, c: Config, gold: G) -> list[int | None]:
         """Cost of every action (None for illegal ones)."""
 
-    def correct(self, c: Config, gold: Gold) -> list[bool]:
+    def correct(self, c: Config, gold: G) -> list[bool]:
         costs = self.costs(c, gold)
         best = min(x for x in costs if x is not None)
         return [x is not None and x == best for x in costs]

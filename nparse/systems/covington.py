@@ -91,7 +91,7 @@ def tops_of(heads: Sequence[int]) -> list[int]:
     return tops
 
 
-class Covington(TransitionSystem):
+class Covington(TransitionSystem[CovingtonConfig]):
     name = "covington"
     code = kernel.CODE
     row_blocks = ("stack2",)  # λ2
@@ -101,20 +101,20 @@ class Covington(TransitionSystem):
 
     modifier_slots = ("lmod(s0)", "rmod(s0)", "lmod(b0)", "rmod(b0)")
 
-    def initial(self, n: int) -> Config:
+    def initial(self, n: int) -> CovingtonConfig:
         return CovingtonConfig(n)
 
-    def terminal(self, c: Config) -> bool:
+    def terminal(self, c: CovingtonConfig) -> bool:
         return not c.buffer
 
-    def parts(self, c: Config) -> list[tuple[str, list[int]]]:
-        return [("λ1", c.stack), ("λ2", c.stack2[::-1]), ("buffer", c.buffer[::-1])]  # type: ignore[attr-defined]
+    def parts(self, c: CovingtonConfig) -> list[tuple[str, list[int]]]:
+        return [("λ1", c.stack), ("λ2", c.stack2[::-1]), ("buffer", c.buffer[::-1])]
 
     @staticmethod
-    def root_taken(c: Config) -> bool:
+    def root_taken(c: CovingtonConfig) -> bool:
         return c.lmod[0] != NONE
 
-    def legal(self, c: Config) -> list[bool]:
+    def legal(self, c: CovingtonConfig) -> list[bool]:
         if not c.buffer:
             return [False, False, False, False]
         if not c.stack:
@@ -125,8 +125,8 @@ class Covington(TransitionSystem):
         right = heads[j] == NONE and not is_ancestor(heads, j, i) and (i != 0 or not self.root_taken(c))
         return [True, left, right, True]
 
-    def _apply(self, c: Config, a: int) -> None:
-        stack2 = c.stack2  # type: ignore[attr-defined]
+    def _apply(self, c: CovingtonConfig, a: int) -> None:
+        stack2 = c.stack2
         if a == SHIFT:
             c.stack.extend(reversed(stack2))
             stack2.clear()
@@ -138,11 +138,11 @@ class Covington(TransitionSystem):
             c.attach(c.stack[-1], c.buffer[-1])
         stack2.append(c.stack.pop())
 
-    def arc_of(self, c: Config, a: int) -> tuple[int, int] | None:
+    def arc_of(self, c: CovingtonConfig, a: int) -> tuple[int, int] | None:
         return front_arc(c, a, LEFT, RIGHT)
 
-    def positions(self, c: Config) -> list[int]:
-        stack, buffer, stack2 = c.stack, c.buffer, c.stack2  # type: ignore[attr-defined]
+    def positions(self, c: CovingtonConfig) -> list[int]:
+        stack, buffer, stack2 = c.stack, c.buffer, c.stack2
         return [
             stack[-1] if stack else NONE,
             stack[-2] if len(stack) > 1 else NONE,
@@ -151,7 +151,7 @@ class Covington(TransitionSystem):
             stack2[-1] if stack2 else NONE,
         ]
 
-    def state_key(self, c: Config) -> Hashable:
+    def state_key(self, c: CovingtonConfig) -> Hashable:
         # λ1 = 0..i and λ2 = i+1..j-1, so (len(buffer), len(stack)) places i and j. Every word
         # left of the buffer can still get arcs; what A decides for the future is the top of
         # every word's tree: w is headless iff top(w) = w, and for headless d, h -> d closes a
@@ -200,7 +200,7 @@ class CovingtonDynamic(CostOracle):
         out = np.empty(4, dtype=np.int64)
         legal = np.asarray(self.system.legal(c), dtype=np.bool_)
         i = c.stack[-1] if c.stack else NONE
-        oracle_kernels.costs(gh, np.asarray(c.heads, dtype=np.int64), i, c.buffer[-1], Covington.root_taken(c), legal, out)
+        oracle_kernels.costs(gh, np.asarray(c.heads, dtype=np.int64), i, c.buffer[-1], Covington.root_taken(c), legal, out)  # type: ignore[arg-type]
         return [int(x) if ok else None for x, ok in zip(out, legal)]
 
     def reference_costs(self, c: Config, gold: Gold) -> list[int | None]:
@@ -212,7 +212,7 @@ class CovingtonDynamic(CostOracle):
         heads = c.heads
         i = c.stack[-1] if c.stack else NONE
         j = c.buffer[-1]
-        taken = Covington.root_taken(c)
+        taken = Covington.root_taken(c)  # type: ignore[arg-type]
         base = loss(gold, heads, i, j, taken)
         if legal[SHIFT]:
             out[SHIFT] = loss(gold, heads, j, j + 1, taken) - base
@@ -288,7 +288,7 @@ def reference_search(system: Covington, gold: Gold) -> ExactLoss:
     heads = gold.heads
 
     def prune(c: Config, a: int) -> bool:
-        arc = system.arc_of(c, a)
+        arc = system.arc_of(c, a)  # type: ignore[arg-type]  # the search walks this system's configurations
         return arc is not None and heads[arc[1]] != arc[0]
 
     return ExactLoss(system, heads, prune=prune)

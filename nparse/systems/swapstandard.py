@@ -191,13 +191,13 @@ class SwapMinimal(_SwapOracleBase, StaticOracle):
 
     def prepare(self, heads):
         gold = SwapGold(heads)
-        gold.minimal, complete = minimal_sequence(gold, self.system, self.time_limit)  # type: ignore[arg-type]
-        gold.fallback = not complete  # type: ignore[attr-defined]
+        gold.minimal, complete = minimal_sequence(gold, self.system, self.time_limit)
+        gold.fallback = not complete
         return gold
 
     def next(self, c: Config, gold: Gold) -> int:
         # Static training follows the oracle, so the configuration is the sequence's c.steps-th one.
-        return gold.minimal[c.steps]  # type: ignore[attr-defined,index]
+        return gold.minimal[c.steps]  # type: ignore[attr-defined]
 
 
 def minimal_sequence(gold: SwapGold, system: SwapStandard, time_limit: float = 0.0) -> tuple[list[int], bool]:

@@ -66,7 +66,7 @@ class TwoPlanarConfig(Config):
         )
 
 
-class TwoPlanar(TransitionSystem):
+class TwoPlanar(TransitionSystem[TwoPlanarConfig]):
     name = "twoplanar"
     code = kernel.CODE
     row_blocks = ("stack2", "plane")
@@ -76,17 +76,17 @@ class TwoPlanar(TransitionSystem):
 
     modifier_slots = ("lmod(s0)", "rmod(s0)", "lmod(s1)", "rmod(s1)", "lmod(b0)")
 
-    def parts(self, c: Config) -> list[tuple[str, list[int]]]:
-        planes = (c.stack, c.stack2) if c.active == 0 else (c.stack2, c.stack)  # type: ignore[attr-defined]
+    def parts(self, c: TwoPlanarConfig) -> list[tuple[str, list[int]]]:
+        planes = (c.stack, c.stack2) if c.active == 0 else (c.stack2, c.stack)
         return [("plane 0", planes[0]), ("plane 1", planes[1]), ("buffer", c.buffer[::-1])]
 
-    def initial(self, n: int) -> Config:
+    def initial(self, n: int) -> TwoPlanarConfig:
         return TwoPlanarConfig(n)
 
-    def terminal(self, c: Config) -> bool:
+    def terminal(self, c: TwoPlanarConfig) -> bool:
         return not c.buffer
 
-    def legal(self, c: Config) -> list[bool]:
+    def legal(self, c: TwoPlanarConfig) -> list[bool]:
         stack, heads = c.stack, c.heads
         if not c.buffer:
             return [False, False, False, False, False]
@@ -97,34 +97,34 @@ class TwoPlanar(TransitionSystem):
             right = heads[b0] == NONE and not is_ancestor(heads, b0, s0) and (s0 != 0 or c.lmod[0] == NONE)
         else:
             left = right = False
-        return [True, left, right, bool(stack), not c.switched]  # type: ignore[attr-defined]
+        return [True, left, right, bool(stack), not c.switched]
 
-    def _apply(self, c: Config, a: int) -> None:
-        c.switched = False  # type: ignore[attr-defined]
+    def _apply(self, c: TwoPlanarConfig, a: int) -> None:
+        c.switched = False
         if a == SHIFT:
             b0 = c.buffer.pop()
             c.stack.append(b0)
-            c.stack2.append(b0)  # type: ignore[attr-defined]
+            c.stack2.append(b0)
         elif a == LEFT:
             d = c.stack[-1]
             c.attach(c.buffer[-1], d)
-            c.plane[d] = c.active  # type: ignore[attr-defined]
+            c.plane[d] = c.active
         elif a == RIGHT:
             d = c.buffer[-1]
             c.attach(c.stack[-1], d)
-            c.plane[d] = c.active  # type: ignore[attr-defined]
+            c.plane[d] = c.active
         elif a == REDUCE:
             c.stack.pop()
         else:
-            c.stack, c.stack2 = c.stack2, c.stack  # type: ignore[attr-defined]
-            c.active = 1 - c.active  # type: ignore[attr-defined]
-            c.switched = True  # type: ignore[attr-defined]
+            c.stack, c.stack2 = c.stack2, c.stack
+            c.active = 1 - c.active
+            c.switched = True
 
-    def arc_of(self, c: Config, a: int) -> tuple[int, int] | None:
+    def arc_of(self, c: TwoPlanarConfig, a: int) -> tuple[int, int] | None:
         return front_arc(c, a, LEFT, RIGHT)
 
-    def positions(self, c: Config) -> list[int]:
-        stack, other = c.stack, c.stack2  # type: ignore[attr-defined]
+    def positions(self, c: TwoPlanarConfig) -> list[int]:
+        stack, other = c.stack, c.stack2
         ns, no = len(stack), len(other)
         return [
             stack[-1] if ns > 0 else NONE,
@@ -135,20 +135,20 @@ class TwoPlanar(TransitionSystem):
             other[-2] if no > 1 else NONE,
         ]
 
-    def state_key(self, c: Config) -> Hashable:
+    def state_key(self, c: TwoPlanarConfig) -> Hashable:
         # Only words still on a stack or in the buffer can get arcs. For them, what the arcs
         # already built decide is the top of their tree: a word with a head cannot take another,
         # and h -> d closes a cycle exactly when d is the top of h's tree.
         heads = c.heads
-        alive = sorted(set(c.stack) | set(c.stack2) | set(c.buffer))  # type: ignore[attr-defined]
+        alive = sorted(set(c.stack) | set(c.stack2) | set(c.buffer))
         tops = []
         for w in alive:
             while heads[w] != NONE:
                 w = heads[w]
             tops.append(w)
         return (
-            tuple(c.stack), tuple(c.stack2), c.active, len(c.buffer),  # type: ignore[attr-defined]
-            c.switched, c.lmod[0] != NONE, tuple(tops),  # type: ignore[attr-defined]
+            tuple(c.stack), tuple(c.stack2), c.active, len(c.buffer),
+            c.switched, c.lmod[0] != NONE, tuple(tops),
         )  # fmt: skip
 
 
@@ -207,7 +207,7 @@ class TwoPlanarGold(Gold):
         self.root_child = self.children[0][0] if self.children[0] else NONE
 
 
-def _static_run(gold: Gold, system: "TwoPlanar") -> tuple[list[int], list[int]]:
+def _static_run(gold: "TwoPlanarGold", system: TwoPlanar) -> tuple[list[int], list[int]]:
     """Run the static oracle once, fixing arc planes on the fly as MaltParser does."""
     heads, n = gold.heads, gold.n
     constraint = [ANY] * (n + 1)  # per dependent: ANY, 0, 1 or NO_PLANE
@@ -219,7 +219,7 @@ def _static_run(gold: Gold, system: "TwoPlanar") -> tuple[list[int], list[int]]:
             constraint[d] = plane
             if plane < 0:
                 continue
-            for e in gold.cross[d]:  # type: ignore[attr-defined]
+            for e in gold.cross[d]:
                 if constraint[e] == ANY:
                     todo.append((e, 1 - plane))
                 elif constraint[e] == plane:
@@ -229,11 +229,11 @@ def _static_run(gold: Gold, system: "TwoPlanar") -> tuple[list[int], list[int]]:
         """The plane the arc to d goes to: its constraint, or the active plane if it has none."""
         return active if constraint[d] == ANY else constraint[d]
 
-    def pending_below(c: Config, stack: list[int], plane: int) -> bool:
+    def pending_below(c: TwoPlanarConfig, stack: list[int], plane: int) -> bool:
         """Whether b0 has an unbuilt gold arc, decided for ``plane``, with a word below the top."""
         b0 = c.buffer[-1]
         top = stack[-1] if stack else NONE
-        active = c.active  # type: ignore[attr-defined]
+        active = c.active
         for k in gold.children[b0]:
             if k < top and c.heads[k] == NONE and decision(k, active) == plane:
                 return True
@@ -246,85 +246,85 @@ def _static_run(gold: Gold, system: "TwoPlanar") -> tuple[list[int], list[int]]:
         legal = system.legal(c)
         b0 = c.buffer[-1]
         s0 = c.stack[-1] if c.stack else NONE
-        t0 = c.stack2[-1] if c.stack2 else NONE  # type: ignore[attr-defined]
+        t0 = c.stack2[-1] if c.stack2 else NONE
         a = SHIFT
         if s0 != NONE and s0 != 0 and heads[s0] == b0 and c.heads[s0] == NONE and legal[LEFT]:
             a = LEFT
-            fix(s0, c.active)  # type: ignore[attr-defined]
+            fix(s0, c.active)
         elif s0 != NONE and heads[b0] == s0 and c.heads[b0] == NONE and legal[RIGHT]:
             a = RIGHT
-            fix(b0, c.active)  # type: ignore[attr-defined]
+            fix(b0, c.active)
         elif (
             legal[SWITCH]
             and t0 != NONE
             and ((t0 != 0 and heads[t0] == b0 and c.heads[t0] == NONE) or (heads[b0] == t0 and c.heads[b0] == NONE))
         ):
             a = SWITCH
-        elif c.stack and pending_below(c, c.stack, c.active):  # type: ignore[attr-defined]
+        elif c.stack and pending_below(c, c.stack, c.active):
             a = REDUCE
-        elif legal[SWITCH] and pending_below(c, c.stack2, 1 - c.active):  # type: ignore[attr-defined]
+        elif legal[SWITCH] and pending_below(c, c.stack2, 1 - c.active):
             a = SWITCH
         seq.append(a)
         system.apply(c, a)
     plane = [NONE] * (n + 1)
     for d in range(1, n + 1):
         if c.heads[d] == heads[d]:
-            plane[d] = c.plane[d]  # type: ignore[attr-defined]
+            plane[d] = c.plane[d]
     return plane, seq
 
 
-class TwoPlanarStatic(StaticOracle):
+class TwoPlanarStatic(StaticOracle[TwoPlanar, TwoPlanarGold]):
     """Replays the static run of ``TwoPlanarGold`` (trees it cannot build are refused)."""
 
     name = "static"
 
     def prepare(self, heads):
-        gold = TwoPlanarGold(heads, self.system)  # type: ignore[arg-type]
+        gold = TwoPlanarGold(heads, self.system)
         return gold if gold.covered else None
 
-    def next(self, c: Config, gold: Gold) -> int:
+    def next(self, c: Config, gold: TwoPlanarGold) -> int:
         # Static training follows the oracle, so the configuration is the run's c.steps-th one.
-        return gold.sequence[c.steps]  # type: ignore[attr-defined]
+        return gold.sequence[c.steps]
 
 
-class TwoPlanarDynamic(CostOracle):
+class TwoPlanarDynamic(CostOracle[TwoPlanar, TwoPlanarGold]):
     """Fernández-González & Gómez-Rodríguez (2018), exact for the canonical plane assignment."""
 
     name = "dynamic"
 
-    def reaches(self, gold: Gold) -> bool:
-        return gold.covered  # type: ignore[attr-defined]
+    def reaches(self, gold: TwoPlanarGold) -> bool:
+        return gold.covered
 
-    def __init__(self, system: TransitionSystem, switch_regularization: bool = True):
+    def __init__(self, system: TwoPlanar, switch_regularization: bool = True):
         super().__init__(system)
         self.switch_regularization = switch_regularization
         self._layouts: dict[int, Layout] = {}  # rows of one sentence length, for ``costs``
 
     def prepare(self, heads):
-        return TwoPlanarGold(heads, self.system)  # type: ignore[arg-type]
+        return TwoPlanarGold(heads, self.system)
 
-    def costs(self, c: Config, gold: Gold) -> list[int | None]:
+    def costs(self, c: Config, gold: TwoPlanarGold) -> list[int | None]:
         layout = self._layouts.get(c.n)
         if layout is None:
             layout = self._layouts[c.n] = Layout(self.system, c.n + 1)
         out = np.empty(5, dtype=np.int64)
-        g: TwoPlanarGold = gold  # type: ignore[assignment]
+        g: TwoPlanarGold = gold
         oracle_kernels.costs(layout.from_config(c), layout.offsets, g.gh, g.gplane, self.switch_regularization, out)
         return [None if x == oracle_kernels.ILLEGAL else x for x in out.tolist()]
 
-    def for_rows(self, golds: Sequence[Gold]) -> RowOracle:
+    def for_rows(self, golds: Sequence[TwoPlanarGold]) -> RowOracle:
         return TwoPlanarRows(self, golds)
 
 
 class TwoPlanarRows(RowOracle):
     """The dynamic oracle for all asked rows of a batch in one compiled call."""
 
-    def __init__(self, oracle: TwoPlanarDynamic, golds: Sequence[Gold]):
+    def __init__(self, oracle: TwoPlanarDynamic, golds: Sequence[TwoPlanarGold]):
         super().__init__(oracle, golds)
         self.regularize = oracle.switch_regularization
-        self.gh = np.concatenate([g.gh for g in golds])  # type: ignore[attr-defined]
-        self.gplane = np.concatenate([g.gplane for g in golds])  # type: ignore[attr-defined]
-        self.gstart = np.cumsum([0] + [len(g.gh) for g in golds])  # type: ignore[attr-defined]
+        self.gh = np.concatenate([g.gh for g in golds])
+        self.gplane = np.concatenate([g.gplane for g in golds])
+        self.gstart = np.cumsum([0] + [len(g.gh) for g in golds])
 
     def __call__(self, layout: Layout, states: np.ndarray, items: np.ndarray, sent: np.ndarray) -> np.ndarray:
         out = np.zeros((len(items), 5), dtype=bool)
@@ -351,7 +351,7 @@ def reference_search(system: TwoPlanar, gold: TwoPlanarGold, plane_agnostic: boo
         return int(not good(c, h, d))
 
     def prune(c: Config, a: int) -> bool:
-        arc = system.arc_of(c, a)
+        arc = system.arc_of(c, a)  # type: ignore[arg-type]  # the search walks this system's configurations
         return arc is not None and not c.switched and not good(c, *arc)  # type: ignore[attr-defined]
 
     def built_loss(c: Config) -> int:

@@ -289,7 +289,8 @@ class Trainer:
 
     def evaluate(self, sents: list[Sentence], out_path: Path | None) -> Scores:
         settings = self.decode_settings()
-        if settings.beam_size > 1 and settings.scores == "local" and sents is self.data.dev:
+        fitted = settings.scores == "local" and self.cfg.trainer.get("name") != "global"  # global: T = 1
+        if settings.beam_size > 1 and fitted and sents is self.data.dev:
             self.calibrate()  # the beam reads the model's current temperature
             settings = self.decode_settings()
         best = [p[0] for p in decode_sentences(self.model, sents, settings)]
