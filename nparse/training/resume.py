@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import logging
 import signal
-from typing import Any
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, Callable, Iterator
 
 from omegaconf import DictConfig, OmegaConf
 
@@ -18,6 +21,32 @@ class Preempted(Exception):
 
 
 STOP_SIGNALS = (signal.SIGTERM, signal.SIGUSR1, signal.SIGINT)
+
+
+@contextmanager
+def stop_signals(handler: Callable[[int, Any], None]) -> Iterator[None]:
+    """``handler`` receives the stop signals for the duration (it sets a flag the training loop
+    reads after each batch); the previous handlers are restored after. Outside the main thread
+    signals cannot be caught, and nothing is installed."""
+    previous = {}
+    try:
+        for sig in STOP_SIGNALS:
+            previous[sig] = signal.signal(sig, handler)
+    except ValueError:  # not the main thread
+        pass
+    try:
+        yield
+    finally:
+        for sig, old in previous.items():
+            signal.signal(sig, old)
+
+
+def log_to(run_dir: Path) -> logging.Handler:
+    """Append the log to a resumed run's own train.log (Hydra writes to the new run directory)."""
+    handler = logging.FileHandler(run_dir / "train.log", encoding="utf-8")
+    handler.setFormatter(logging.Formatter("[%(asctime)s][%(name)s][%(levelname)s] - %(message)s"))
+    logging.getLogger().addHandler(handler)
+    return handler
 
 
 # Keys an override may change when resuming: how the run goes on, not what it trains.

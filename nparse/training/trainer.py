@@ -33,18 +33,16 @@ from ..runtime import cpu_threads, pick_device
 from ..systems import make_oracle, make_system
 from .averaging import WeightAverage
 from .calibration import calibrate
+from .curves import epoch_line, new_window, write_epoch, write_window
 from .data import check_not_empty, load_data, prepare_examples, report_skipped
 from .distributed import NoWriter, Ranks, barrier, gather_counters, sum_gradients, total
 from .models import fine_tuned_model, new_model
 from .objectives import build_objective
-from .resume import STOP_SIGNALS, Preempted, resumed_config
+from .resume import Preempted, log_to, resumed_config, stop_signals
 from .schedule import lr_schedule
 from .settings import check_settings, oracle_options, system_options
 
 log = logging.getLogger("nparse.train")
-
-# Per-epoch statistics drawn in TensorBoard under train/ besides the objective's own.
-TRAIN_CURVES = ("oracle_share",)
 
 
 class Trainer:
@@ -151,10 +149,7 @@ class Trainer:
         self.resume_state = state
         # Carry on in the directory of the checkpoint so curves, logs and checkpoints stay together.
         self.run_dir = path.parent
-        handler = logging.FileHandler(self.run_dir / "train.log", encoding="utf-8")
-        handler.setFormatter(logging.Formatter("[%(asctime)s][%(name)s][%(levelname)s] - %(message)s"))
-        logging.getLogger().addHandler(handler)
-        self.log_handler = handler
+        self.log_handler = log_to(self.run_dir)
         where = f", batch {self.partial['done']} of epoch {self.partial['epoch']}" if self.partial else ""
         log.info("resuming %s after epoch %d%s", path, self.epoch, where)
         for note in getattr(self, "resume_notes", []):
@@ -192,7 +187,7 @@ class Trainer:
         updates = (len(batches) + world - 1) // world
         bar = tqdm(total=updates, initial=done, desc=f"epoch {epoch}", unit="batch",
                    disable=None if self.ranks.main else True, leave=False)  # fmt: skip
-        window = {"loss": 0.0, "tokens": 0, "sents": 0, "t": time.perf_counter()}
+        window = new_window()
         for k in range(done, updates):
             mine = k * world + rank
             batch_examples = batches[mine] if mine < len(batches) else []
@@ -219,8 +214,8 @@ class Trainer:
             window["tokens"] += tokens
             window["sents"] += len(batch_examples)
             if self.step % tc.log_every == 0:
-                self._log_window(window, bar)
-                window = {"loss": 0.0, "tokens": 0, "sents": 0, "t": time.perf_counter()}
+                write_window(self.writer, window, self.step, self.optimizer.param_groups[0]["lr"], bar)
+                window = new_window()
             bar.update(1)
             last = k + 1 == updates
             stop = self.stop_signal is not None
@@ -242,7 +237,7 @@ class Trainer:
                         self.stop_signal,
                     )
         if window["tokens"]:
-            self._log_window(window, bar)
+            write_window(self.writer, window, self.step, self.optimizer.param_groups[0]["lr"], bar)
         bar.close()
         if self.ranks.active:  # the epoch's counts over all ranks
             totals, actions = gather_counters(totals, self.ranks), gather_counters(actions, self.ranks)
@@ -262,16 +257,6 @@ class Trainer:
         for name, count in sorted(actions.items()):
             stats[f"{name}_per_sentence"] = count / sents
         return stats
-
-    def _log_window(self, window: dict, bar) -> None:
-        """TensorBoard points for the batches since the last point."""
-        elapsed = max(time.perf_counter() - window["t"], 1e-9)
-        loss = window["loss"] / window["tokens"]
-        self.writer.add_scalar("train/loss_per_token", loss, self.step)
-        self.writer.add_scalar("speed/train_sentences_per_s", window["sents"] / elapsed, self.step)
-        self.writer.add_scalar("speed/train_tokens_per_s", window["tokens"] / elapsed, self.step)
-        self.writer.add_scalar("train/lr", self.optimizer.param_groups[0]["lr"], self.step)
-        bar.set_postfix(loss=f"{loss:.3f}", sent_s=f"{window['sents'] / elapsed:.0f}")
 
     def decode_settings(self) -> DecodeSettings:
         config: Any = OmegaConf.to_container(self.cfg, resolve=True)
@@ -344,20 +329,13 @@ class Trainer:
 
     def run(self) -> dict:
         """Train to the last epoch, then test; on SIGTERM/SIGUSR1 write last.pt and raise Preempted."""
-        handlers = {}
         try:
-            for sig in STOP_SIGNALS:
-                handlers[sig] = signal.signal(sig, self._on_signal)
-        except ValueError:  # not the main thread: no signal handling
-            pass
-        try:
-            return self._run()
+            with stop_signals(self._on_signal):
+                return self._run()
         except Preempted:
             self.writer.close()
             raise
         finally:
-            for sig, previous in handlers.items():
-                signal.signal(sig, previous)
             if self.log_handler is not None:
                 logging.getLogger().removeHandler(self.log_handler)
                 self.log_handler.close()
@@ -378,16 +356,7 @@ class Trainer:
                 with self.average.applied():  # averaged weights are what is evaluated and kept
                     dev = self.evaluate(self.data.dev, self.run_dir / "dev.pred.conllu")
                 record.update({f"dev_{k}": v for k, v in dev.as_dict().items() if k != "words_nopunct"})
-                self.writer.add_scalar("dev/uas", dev.uas, epoch)
-                self.writer.add_scalar("dev/las", dev.las, epoch)
-            for key in TRAIN_CURVES + self.objective.curves:
-                if key in stats:
-                    self.writer.add_scalar(f"train/{key}", stats[key], epoch)
-            for key, value in stats.items():
-                if key.endswith("_per_sentence") and key != "transitions_per_sentence":
-                    self.writer.add_scalar(f"transitions/{key}", value, epoch)
-            self.writer.add_scalar("speed/epoch_seconds", stats["seconds"], epoch)
-            self.writer.flush()
+            write_epoch(self.writer, epoch, stats, record, self.objective.curves)
             self.history.append(record)
             self.epoch = epoch
             improved = record.get("dev_las", 0.0) > self.best_las or not self.data.dev
@@ -400,16 +369,7 @@ class Trainer:
                 checkpoint.save_atomic(self.checkpoint_state(with_optimizer=True), self.run_dir / "last.pt")
                 self.write_metrics()
             barrier(self.ranks)  # the other ranks wait for rank 0's evaluation and checkpoints
-            log.info(
-                "epoch %d: loss %.4f, %.0f tokens/s, %.1f s%s%s",
-                epoch,
-                stats["loss_per_token"],
-                stats["tokens_per_s"],
-                stats["seconds"],
-                (f", dev UPOS {record['dev_upos']:.2f}" if "dev_upos" in record else "")
-                + (f", dev UAS {record['dev_uas']:.2f} LAS {record['dev_las']:.2f}" if "dev_las" in record else ""),
-                " (best)" if improved and "dev_las" in record else "",
-            )
+            log.info("%s", epoch_line(epoch, stats, record, improved))
         extra = {}
         best_path = self.run_dir / "best.pt"
         if main and best_path.exists() and (self.data.test or self.data.dev):
