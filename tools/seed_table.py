@@ -5,11 +5,11 @@ paired bootstrap against a baseline arm.
                                [--beam 8] [--threads 1] [--samples 10000]
 
 An arm is a folder of runs named ``<data>_s<seed>`` (``tools/seed_runs.py`` writes them). For
-every treebank and arm: greedy rows come from each run's ``metrics.json`` (dev LAS of the best
-epoch, test LAS of ``best.pt``) and its ``test.pred.conllu``; beam rows parse dev and test with
-``best.pt`` and a beam of ``--beam`` with the model's own scores (``decoder.scores=auto``: local
-scores at the temperature fitted on dev for greedily trained models), written once to
-``{dev,test}.beam<K>.conllu`` in the run folder. ``p`` is the one-sided paired bootstrap on the
+every treebank and arm, each run's ``best.pt`` parses dev and test greedily and with a beam of
+``--beam`` with the model's own scores (``decoder.scores=auto``: local scores at the temperature
+fitted on dev for greedily trained models, what ``trainer.global_scores`` says for global ones),
+written once to ``{dev,test}.{greedy,beam<K>}.conllu`` in the run folder; the table gives the
+mean and sd over seeds of their LAS. ``p`` is the one-sided paired bootstrap on the
 pooled test sets (seed i of the arm paired with seed i of the baseline, same decoding;
 ``nparse/eval/significance.py``); ``beam - greedy`` is the same test within an arm.
 """
@@ -32,13 +32,15 @@ from nparse.io.conllu import read_conllu, write_conllu
 from nparse.paths import resolve_path
 
 
-def beam_predictions(run: Path, beam: int) -> dict[str, tuple[Path, float]]:
-    """(prediction file, LAS) of dev and test parsed with a beam by the run's best.pt."""
+def predictions(run: Path, beam: int) -> dict[str, tuple[Path, float]]:
+    """(prediction file, LAS) of dev and test parsed by the run's best.pt with a beam of
+    ``beam`` (1: greedy) and the model's own scores."""
     cfg = OmegaConf.load(run / "config.yaml")
     parser = None
     out = {}
+    name = "greedy" if beam == 1 else f"beam{beam}"
     for split in ("dev", "test"):
-        path = run / f"{split}.beam{beam}.conllu"
+        path = run / f"{split}.{name}.conllu"
         gold = read_conllu(resolve_path(cfg.data[split], f"data.{split}"))
         if not path.is_file():
             parser = parser or Parser.load(run / "best.pt", "cpu")
@@ -79,12 +81,11 @@ def main() -> None:
                 continue
             cfg = OmegaConf.load(run / "config.yaml")
             golds[data] = resolve_path(cfg.data.test, "data.test")
-            rows[(data, arm, "greedy")][int(seed)] = (
-                metrics["best"]["dev_las"], metrics["test"]["las"], run / "test.pred.conllu"
-            )  # fmt: skip
-            if args.beam > 1:
-                beam = beam_predictions(run, args.beam)
-                rows[(data, arm, f"beam {args.beam}")][int(seed)] = (beam["dev"][1], beam["test"][1], beam["test"][0])
+            for k in sorted({1, args.beam}):
+                got = predictions(run, k)
+                rows[(data, arm, "greedy" if k == 1 else f"beam {k}")][int(seed)] = (
+                    got["dev"][1], got["test"][1], got["test"][0]
+                )  # fmt: skip
     print(f"| treebank | arm | decoding | seeds | dev LAS | test LAS | test vs {baseline} (p) | test beam vs greedy (p) |")
     print("|---|---|---|---|---|---|---|---|")
     for data in sorted(golds):
