@@ -1,6 +1,6 @@
 """Why a beam helps or hurts a model: search errors against model errors on a treebank.
 
-    python tools/beam_diagnostics.py RUN_OR_CHECKPOINT... [--split dev] [--beam 8]
+    python tools/beam_diagnostics.py RUN_OR_CHECKPOINT... [--split dev] [--beam 8] [--scores auto|local|raw]
 
 For every model, the sentences of the split (of the model's own treebank) are parsed greedily
 and with a beam; for those the system's static oracle can build (projective trees for the
@@ -9,7 +9,10 @@ UAS of both decoders, how many sentences the beam changes, the mean derivation s
 the beam's wrong parses whether the gold derivation scores higher (a search error: a wider
 beam could find it) or lower (a model error: the model prefers the wrong tree). The gold
 derivation is the static oracle's one; where other derivations build the gold tree too, one of
-them may score higher, so "model error" is an upper bound.
+them may score higher, so "model error" is an upper bound. Scores are what the model's beam
+sums (``--scores auto``: local scores at its fitted temperature for a greedily trained model, see
+``decoding/settings.py``); with raw scores of a greedy model the counts mostly measure the
+length bias, not the model.
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ import torch
 
 from nparse.api import Parser
 from nparse.decoding.decode import completion_for
-from nparse.decoding.beam import beam_search, score_rows
+from nparse.decoding.beam import beam_search, local_scores, score_rows
 from nparse.io.conllu import read_conllu
 from nparse.io.data import bucket_batches, collate, encode
 from nparse.paths import resolve_path
@@ -42,6 +45,7 @@ def main() -> None:
     ap.add_argument("models", nargs="+", type=Path)
     ap.add_argument("--split", default="dev")
     ap.add_argument("--beam", type=int, default=8)
+    ap.add_argument("--scores", choices=("auto", "local", "raw"), default="auto")
     args = ap.parse_args()
     print(
         "| model | sentences | greedy UAS | beam UAS | trees changed | mean score greedy | mean score beam "
@@ -52,6 +56,7 @@ def main() -> None:
         path = path / "best.pt" if path.is_dir() else path
         parser = Parser.load(path, "cpu")
         model, system = parser.model, parser.model.system
+        temperature = parser.settings.override(scores=args.scores).for_model(parser.config, parser.calibration).beam_temperature
         oracle = make_oracle(system, STATIC[system.name])
         sents = read_conllu(resolve_path(parser.config["data"][args.split], f"data.{args.split}"))
         examples = [encode(s, model.vocabs) for s in sents]
@@ -65,11 +70,11 @@ def main() -> None:
                 table = model.scorer.table(vectors)
                 completion = completion_for(model, vectors, lengths)
             layout = model.layout(batch.width)
-            greedy = beam_search(layout, model.scorer, table, lengths, 1, completion)
-            beam = beam_search(layout, model.scorer, table, lengths, args.beam, completion)
+            greedy = beam_search(layout, model.scorer, table, lengths, 1, completion, temperature)
+            beam = beam_search(layout, model.scorer, table, lengths, args.beam, completion, temperature)
             golds = [oracle.prepare(e.sent.heads) for e in batch_examples]
             seqs = [oracle.sequence(g) if g is not None else None for g in golds]
-            forced = forced_scores(model, layout, table, lengths, seqs, completion)
+            forced = forced_scores(model, layout, table, lengths, seqs, completion, temperature)
             for e, g, b, f in zip(batch_examples, greedy, beam, forced):
                 gold = e.sent.heads
                 hg, hb = single_rooted(g.heads[0]), single_rooted(b.heads[0])
@@ -93,7 +98,8 @@ def main() -> None:
 
 
 def forced_scores(
-    model, layout: Layout, table: torch.Tensor, lengths: list[int], seqs: list, completion=None
+    model, layout: Layout, table: torch.Tensor, lengths: list[int], seqs: list, completion=None,
+    temperature: float | None = None,
 ) -> list[float | None]:
     """Derivation score of every given transition sequence (None where there is none), in one
     batched pass per step: every sentence follows its own sequence (with a completion model,
@@ -104,9 +110,11 @@ def forced_scores(
     totals = np.zeros(len(live))
     longest = max((len(seqs[i]) for i in live), default=0)
     for t in range(longest):
-        rows, _, _ = layout.inspect(states, sent * layout.width, table.shape[0] - 1)
+        rows, legal, _ = layout.inspect(states, sent * layout.width, table.shape[0] - 1)
         going = np.array([t < len(seqs[i]) for i in live])
         scores = score_rows(model.scorer, table, rows, ~going)
+        if temperature is not None:  # as the beam sums them
+            scores = local_scores(scores, legal, temperature)
         actions = np.array([seqs[i][t] if t < len(seqs[i]) else -1 for i in live])
         totals[going] += scores[going, actions[going]]
         if completion is not None:
