@@ -85,6 +85,8 @@ class TrainerConfig:
     average: str = MISSING
     average_decay: float = MISSING
     local_loss: str = MISSING
+    transition_loss_weight: float = MISSING
+    label_loss_weight: float = MISSING
     seed: int = MISSING
     device: str = MISSING
     precision: str = MISSING

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 
+import pytest
 import torch
 
 from nparse.training.local import Steps
@@ -42,3 +43,42 @@ def test_hinge_is_best_correct_against_best_wrong():
     correct = [[False, True, True], [False, True, False]]
     loss = LOCAL_LOSSES["hinge"](TableScorer(), table, steps_of(legal, correct))
     assert math.isclose(loss.item(), (1 - 0.5 + 2.0) + max(0.0, 1 - 3.0 + 1.0))
+
+
+def test_loss_weights_scale_the_transition_and_label_losses():
+    """trainer.transition_loss_weight and trainer.label_loss_weight: the batch loss is their
+    weighted sum (checked against the two losses computed apart, same oracle walk)."""
+    import random
+
+    from omegaconf import OmegaConf
+
+    from nparse.io.conllu import read_conllu
+    from nparse.io.data import Vocabs, collate, encode
+    from nparse.models.parser import ParserModel
+    from nparse.systems import make_oracle, make_system
+    from nparse.training.objectives import build_objective
+
+    from .conftest import EWT_DEV
+    from .test_beam import SMALL
+
+    sents = read_conllu(EWT_DEV)[:12]
+    system = make_system("archybrid")
+    oracle = make_oracle(system, "static")
+    torch.manual_seed(0)
+    model = ParserModel(Vocabs.build(sents), system, SMALL).eval()
+    examples = [encode(s, model.vocabs) for s in sents]
+    for e in examples:
+        e.gold = oracle.prepare(e.sent.heads)
+    batch = collate([e for e in examples if e.gold is not None])
+    values = {}
+    for tw, lw in ((1.0, 0.0), (0.0, 1.0), (2.0, 0.5)):
+        cfg = OmegaConf.create({"trainer": {"name": "greedy", "local_loss": "hinge", "transition_loss_weight": tw,
+                                            "label_loss_weight": lw}, "oracle": {"explore_p": 0.0}})  # fmt: skip
+        loss, _, _ = build_objective(cfg, oracle, random.Random(0)).batch_loss(model, batch)
+        values[(tw, lw)] = loss.item()
+    transition, label = values[(1.0, 0.0)], values[(0.0, 1.0)]
+    assert transition > 0 and label > 0
+    assert math.isclose(values[(2.0, 0.5)], 2 * transition + 0.5 * label, rel_tol=1e-5)
+    bad = OmegaConf.create({"trainer": {"name": "greedy", "label_loss_weight": -1}, "oracle": {}})
+    with pytest.raises(ValueError, match="trainer.label_loss_weight=-1: must be at least 0"):
+        build_objective(bad, oracle, random.Random(0))

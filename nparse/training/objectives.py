@@ -36,6 +36,8 @@ class Objective(ABC):
 
     def __init__(self, oracle: Oracle):
         self.oracle = oracle
+        # Weights of the transition and label losses on the shared encoder (trainer.*_loss_weight).
+        self.transition_weight, self.label_weight = 1.0, 1.0
 
     def start_epoch(self, epoch: int) -> None:
         """Called before every epoch (schedules)."""
@@ -86,8 +88,8 @@ class Greedy(Objective):
             system, self.oracle, model.scorer, table.detach(), configs, golds, offsets, self.explore_p, self.rng
         )
         with timed("loss"):
-            loss = self.loss(model.scorer, table, steps) + label_loss(model, vectors, batch)
-            loss = loss + tag_loss(model, vectors, batch)
+            loss = self.transition_weight * self.loss(model.scorer, table, steps)
+            loss = loss + self.label_weight * label_loss(model, vectors, batch) + tag_loss(model, vectors, batch)
         counts = {
             "transitions": len(steps.rows), "errors": steps.errors, "explored": steps.explored,
             "oracle": steps.oracle_seconds,
@@ -132,10 +134,10 @@ class Global(Objective):
             search_completion,
         ).run()  # fmt: skip
         with timed("loss"):
-            loss = global_loss(model.scorer, table, rec, self.settings.loss, completion)
+            loss = self.transition_weight * global_loss(model.scorer, table, rec, self.settings.loss, completion)
             if model.completion is not None and model.arc_loss:
                 loss = loss + model.completion.head_loss(vectors, lengths, [e.sent.heads for e in batch.examples])
-            loss = loss + label_loss(model, vectors, batch) + tag_loss(model, vectors, batch)
+            loss = loss + self.label_weight * label_loss(model, vectors, batch) + tag_loss(model, vectors, batch)
         counts = {
             "updates": rec.violations, "covered": rec.covered, "reached_end": rec.reached_end,
             "stuck": rec.stuck, "oracle": rec.oracle_seconds,
@@ -155,13 +157,24 @@ class Global(Objective):
 def build_objective(cfg: DictConfig, oracle: Oracle, rng: random.Random) -> Objective:
     """The objective of ``trainer.name`` (greedy or global) with its settings checked."""
     tc: Any = cfg.trainer
+    objective: Objective
     if tc.get("name") == "global":
-        return Global(oracle, global_settings(cfg, oracle))
-    oc: Any = cfg.oracle
-    return Greedy(
-        oracle,
-        str(tc.get("local_loss") or "hinge"),
-        float(oc.get("explore_p", 0.0)),
-        int(oc.get("explore_from_epoch", 1)),
-        rng,
-    )
+        objective = Global(oracle, global_settings(cfg, oracle))
+    else:
+        oc: Any = cfg.oracle
+        objective = Greedy(
+            oracle,
+            str(tc.get("local_loss") or "hinge"),
+            float(oc.get("explore_p", 0.0)),
+            int(oc.get("explore_from_epoch", 1)),
+            rng,
+        )
+    weights = []
+    for key in ("transition_loss_weight", "label_loss_weight"):
+        value = tc.get(key)
+        weight = 1.0 if value is None else float(value)  # configs of older runs lack the keys
+        if not weight >= 0:
+            raise ValueError(f"trainer.{key}={value}: must be at least 0")
+        weights.append(weight)
+    objective.transition_weight, objective.label_weight = weights
+    return objective
