@@ -48,15 +48,22 @@ class DecodeSettings:
         """``auto`` scores and an unset temperature made concrete for a model, from its training
         config (``trainer.name``) and the calibration saved in its checkpoint."""
         trainer = (config or {}).get("trainer") or {}
-        trained_globally = trainer.get("name") == "global"
         scores = self.scores
         if scores == "auto":  # as the model was trained
-            scores = "raw" if trained_globally and trainer.get("global_scores", "raw") == "raw" else "local"
+            globally_raw = trainer.get("name") == "global" and trainer.get("global_scores", "raw") == "raw"
+            scores = "raw" if globally_raw else "local"
         temperature = self.temperature
         if temperature is None:  # global training on local scores set the scale at T = 1
-            fitted = None if trained_globally else (calibration or {}).get("temperature")
+            fitted = (calibration or {}).get("temperature") if self.reads_calibration(config) else None
             temperature = float(fitted or 1.0)
         return replace(self, scores=scores, temperature=temperature)
+
+    def reads_calibration(self, config: Mapping[str, Any] | None) -> bool:
+        """Whether ``for_model`` takes the temperature fitted on dev: local scores of a greedily
+        trained model with no temperature asked for."""
+        if self.temperature is not None or self.scores == "raw":
+            return False
+        return ((config or {}).get("trainer") or {}).get("name") != "global"
 
     @property
     def beam_temperature(self) -> float | None:

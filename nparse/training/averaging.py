@@ -20,12 +20,17 @@ import torch
 AVERAGES = ("none", "ema", "polyak")
 
 
+def check_average(kind: str, decay: float) -> None:
+    """Refuse settings that cannot work, naming the keys (also before any data is read)."""
+    if kind not in AVERAGES:
+        raise ValueError(f"trainer.average={kind}: choose one of {', '.join(AVERAGES)}")
+    if kind == "ema" and not 0.0 < decay < 1.0:
+        raise ValueError(f"trainer.average_decay={decay}: must be between 0 and 1")
+
+
 class WeightAverage:
     def __init__(self, model: torch.nn.Module, kind: str = "none", decay: float = 0.999):
-        if kind not in AVERAGES:
-            raise ValueError(f"trainer.average={kind}: choose one of {', '.join(AVERAGES)}")
-        if kind == "ema" and not 0.0 < decay < 1.0:
-            raise ValueError(f"trainer.average_decay={decay}: must be between 0 and 1")
+        check_average(kind, decay)
         self.model, self.kind, self.decay = model, kind, decay
         self.updates = 0
         self.average: dict[str, torch.Tensor] = {}

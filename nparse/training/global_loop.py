@@ -182,6 +182,7 @@ class GlobalSearch:
         self.restart_rows = {int(r): self.states[i * self.kinds : i * self.kinds + 1] for i, r in enumerate(roots)}
         self.correct = np.ones(len(self.sent), dtype=bool)
         self.item_score = np.zeros(len(self.sent))
+        self.depth = np.zeros(len(self.sent), dtype=np.int64)  # transitions of every item's node since its restart point
         self.starts = np.arange(len(self.sent) + 1)
 
     def new_nodes(self, triples: np.ndarray, scores: np.ndarray | None = None, depths: np.ndarray | None = None) -> np.ndarray:
@@ -267,7 +268,7 @@ class GlobalSearch:
             inspected=(rows, legal, done), scores=scores,
         )  # fmt: skip
         self.s = s
-        self.sel_node = self.candidate_nodes(s.parent, s.action, s.count, s.total)
+        self.sel_node, self.sel_depth = self.candidate_nodes(s.parent, s.action, s.count, s.total)
         if found is not None:
             self.keep_factors(found, s, legal.shape)
         # Sentences with nothing to decide (no error, no possible violation, not finished) go on.
@@ -300,18 +301,21 @@ class GlobalSearch:
         kept.row = kept.row + self.row_base
         self.factor_parts.append(kept)
 
-    def candidate_nodes(self, parent: np.ndarray, action: np.ndarray, count: np.ndarray, total: np.ndarray) -> np.ndarray:
-        """Nodes of candidates [G, K] given by parent row, action and score (a stay keeps its node)."""
+    def candidate_nodes(
+        self, parent: np.ndarray, action: np.ndarray, count: np.ndarray, total: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Nodes and depths of candidates [G, K] given by parent row, action and score (a stay
+        keeps its node)."""
         valid = np.arange(parent.shape[1])[None, :] < count[:, None]
         par = np.where(valid, parent, 0)
         moved = valid & (action >= 0)
         out = np.full(parent.shape, -1, dtype=np.int64)
         out[valid & ~moved] = self.node[par[valid & ~moved]]
+        depth = np.where(valid, self.depth[par] + moved, 0)
         if moved.any():
             triples = np.stack([self.node[par[moved]], self.row_base + par[moved], action[moved]], 1)
-            _, _, depth = self.node_table()
-            out[moved] = self.new_nodes(triples, total[moved], depth[self.node[par[moved]]] + 1)
-        return out
+            out[moved] = self.new_nodes(triples, total[moved], depth[moved])
+        return out, depth
 
     def explorable(self, node: int, b: int) -> bool:
         """Whether the oracle may explore along a node's derivation (``Oracle.may_explore`` at
@@ -369,7 +373,7 @@ class GlobalSearch:
                 return None
             pos_node = self.candidate_nodes(
                 np.array([[parent]]), np.array([[action]]), np.array([1]), s.best_marked[gf : gf + 1, 2:3]
-            )[0, 0]  # fmt: skip
+            )[0][0, 0]  # fmt: skip
             pos_row = self.materialize(parent, action)
             self.add_update(track, Update(int(pos_node), neg_node, beam, True), pos_row)
             return restart_row(pos_row, True)
@@ -469,6 +473,7 @@ class GlobalSearch:
         self.kind = np.repeat(np.array(seg_kind, dtype=np.int64), sizes)
         states = np.empty((total, self.states.shape[1]), dtype=self.states.dtype)
         node = np.empty(total, dtype=np.int64)
+        depth = np.zeros(total, dtype=np.int64)
         correct = np.empty(total, dtype=bool)
         score = np.empty(total)
         if keep:
@@ -480,6 +485,7 @@ class GlobalSearch:
             self.layout.apply(sub, flatten(groups, s.count, s.action))
             states[dest] = sub
             node[dest] = flatten(groups, s.count, self.sel_node)
+            depth[dest] = flatten(groups, s.count, self.sel_depth)
             correct[dest] = flatten(groups, s.count, s.marked)
             score[dest] = flatten(groups, s.count, s.total)
         if restarts:
@@ -489,6 +495,7 @@ class GlobalSearch:
             self.restart_rows.update((int(r), row) for r, row in zip(roots, restarts))  # type: ignore[misc]
             node[dest], correct[dest], score[dest] = roots, True, 0.0
         self.states, self.node, self.correct, self.item_score, self.starts = states, node, correct, score, starts
+        self.depth = depth
 
 
 __all__ = ["GlobalRecord", "GlobalSearch", "GlobalSettings", "Update"]

@@ -13,13 +13,18 @@ import torch
 SCHEDULES = ("constant", "linear")
 
 
-def lr_schedule(optimizer: torch.optim.Optimizer, kind: str, warmup: int, total: int) -> torch.optim.lr_scheduler.LambdaLR:
-    """A per-update multiplier of the rate: warm-up over ``warmup`` updates, then constant or a
-    linear decay reaching 0 after ``total`` updates."""
+def check_schedule(kind: str, warmup: int) -> None:
+    """Refuse settings that cannot work, naming the keys (also before any data is read)."""
     if kind not in SCHEDULES:
         raise ValueError(f"trainer.lr_schedule={kind}: choose one of {', '.join(SCHEDULES)}")
     if warmup < 0:
         raise ValueError(f"trainer.warmup={warmup}: must be at least 0")
+
+
+def lr_schedule(optimizer: torch.optim.Optimizer, kind: str, warmup: int, total: int) -> torch.optim.lr_scheduler.LambdaLR:
+    """A per-update multiplier of the rate: warm-up over ``warmup`` updates, then constant or a
+    linear decay reaching 0 after ``total`` updates."""
+    check_schedule(kind, warmup)
 
     def factor(step: int) -> float:
         rise = min(1.0, (step + 1) / warmup) if warmup else 1.0

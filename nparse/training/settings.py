@@ -9,8 +9,8 @@ from omegaconf import DictConfig, OmegaConf
 
 from ..config_schema import GLOBAL_ONLY
 from ..io.data import Example
-from .averaging import AVERAGES
-from .schedule import SCHEDULES
+from .averaging import check_average
+from .schedule import check_schedule
 from ..systems import Oracle, StaticOracle
 from ..systems.factors import factor_mask
 from .global_loop import LOSSES, POSITIVES, RESTART_FROM, UPDATES, GlobalSettings
@@ -131,13 +131,9 @@ def check_settings(cfg: DictConfig) -> None:
                     f"trainer.{key}={cfg.trainer.get(key)} is a beam-training setting: add trainer=global "
                     "(or use a beam preset such as +exp=beam_maxv)"
                 )
-    for key, choices in (("lr_schedule", SCHEDULES), ("average", AVERAGES)):
-        value = cfg.trainer.get(key)
-        if value is not None and value not in choices:
-            raise ValueError(f"trainer.{key}={value}: choose one of {', '.join(choices)}")
-    decay = cfg.trainer.get("average_decay")
-    if cfg.trainer.get("average") == "ema" and not 0.0 < float(decay) < 1.0:
-        raise ValueError(f"trainer.average_decay={decay}: must be between 0 and 1")
+    tc = cfg.trainer
+    check_schedule(str(tc.get("lr_schedule") or "constant"), int(tc.get("warmup") or 0))
+    check_average(str(tc.get("average") or "none"), float(tc.get("average_decay") or 0.999))
     lr = OmegaConf.select(cfg, "trainer.lr")
     if isinstance(lr, bool) or not isinstance(lr, (int, float)) or lr <= 0:
         raise ValueError(f"trainer.lr={lr}: expected a positive number")

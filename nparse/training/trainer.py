@@ -258,9 +258,14 @@ class Trainer:
             stats[f"{name}_per_sentence"] = count / sents
         return stats
 
-    def decode_settings(self) -> DecodeSettings:
+    def decode_settings(self, calibrate: bool = False) -> DecodeSettings:
+        """The decoder of the config for the current model; ``calibrate``: first fit the
+        temperature on dev when a beam would read it."""
         config: Any = OmegaConf.to_container(self.cfg, resolve=True)
-        return DecodeSettings.from_config(config["decoder"]).for_model(config, self.calibration)
+        asked = DecodeSettings.from_config(config["decoder"])
+        if calibrate and asked.beam_size > 1 and asked.reads_calibration(config):
+            self.calibrate()
+        return asked.for_model(config, self.calibration)
 
     def calibrate(self) -> dict:
         """Fit the temperature of local beam scores on dev (``calibration.py``) and keep it."""
@@ -272,12 +277,8 @@ class Trainer:
         self.calibration = cal.as_dict()
         return self.calibration
 
-    def evaluate(self, sents: list[Sentence], out_path: Path | None) -> Scores:
-        settings = self.decode_settings()
-        fitted = settings.scores == "local" and self.cfg.trainer.get("name") != "global"  # global: T = 1
-        if settings.beam_size > 1 and fitted and sents is self.data.dev:
-            self.calibrate()  # the beam reads the model's current temperature
-            settings = self.decode_settings()
+    def evaluate(self, sents: list[Sentence], out_path: Path | None, calibrate: bool = False) -> Scores:
+        settings = self.decode_settings(calibrate)
         best = [p[0] for p in decode_sentences(self.model, sents, settings)]
         if out_path is not None:
             parsed = [parsed_sentence(s, p) for s, p in zip(sents, best)]
@@ -354,7 +355,7 @@ class Trainer:
             record: dict[str, Any] = {"epoch": epoch, **stats}
             if self.data.dev and main:
                 with self.average.applied():  # averaged weights are what is evaluated and kept
-                    dev = self.evaluate(self.data.dev, self.run_dir / "dev.pred.conllu")
+                    dev = self.evaluate(self.data.dev, self.run_dir / "dev.pred.conllu", calibrate=True)
                 record.update({f"dev_{k}": v for k, v in dev.as_dict().items() if k != "words_nopunct"})
             write_epoch(self.writer, epoch, stats, record, self.objective.curves)
             self.history.append(record)
