@@ -22,6 +22,17 @@ def test_every_system_has_a_kernel_and_a_config(name):
     assert (CONF_DIR / "system" / f"{name}.yaml").exists(), f"conf/system/{name}.yaml is missing"
 
 
+@pytest.mark.parametrize("name", sorted(SYSTEMS))
+def test_legal_flags_are_named_one_per_action(name):
+    system = make_system(name)
+    c = system.initial(3)
+    flags = system.legal(c)
+    assert len(flags) == len(system.actions) and list(system.named(flags)) == list(system.actions)
+    assert flags[system.action_index("SHIFT")], "SHIFT starts every system's parse"
+    with pytest.raises(TypeError, match="expected the actions"):
+        system.flags(**{a: True for a in system.actions[:-1]}, UNKNOWN=True)
+
+
 def test_kernel_codes_are_distinct():
     codes = [cls.code for cls in SYSTEMS.values()]
     assert len(codes) == len(set(codes)) == len(KERNELS)

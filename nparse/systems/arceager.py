@@ -49,12 +49,12 @@ class ArcEager(TransitionSystem):
         s0 = c.stack[-1]
         has_buffer = bool(c.buffer)
         headless = c.heads[s0] == NONE
-        return [
-            has_buffer,
-            has_buffer and s0 != 0 and headless,
-            has_buffer and (s0 != 0 or not self.root_taken(c)),
-            s0 != 0 and not headless,
-        ]
+        return self.flags(
+            SHIFT=has_buffer,
+            LEFT=has_buffer and s0 != 0 and headless,
+            RIGHT=has_buffer and (s0 != 0 or not self.root_taken(c)),
+            REDUCE=s0 != 0 and not headless,
+        )
 
     def _apply(self, c: Config, a: int) -> None:
         if a == SHIFT:

@@ -56,9 +56,9 @@ class ArcHybrid(TransitionSystem):
         ns = len(stack)
         if self.root == "end":
             b0_root = buffer[-1] == 0
-            return [not b0_root, ns > 0 and (not b0_root or ns == 1), ns > 1]
+            return self.flags(SHIFT=not b0_root, LEFT=ns > 0 and (not b0_root or ns == 1), RIGHT=ns > 1)
         nb = len(buffer)
-        return [nb > 0, ns > 1 and nb > 0, ns > 2 or (ns == 2 and nb == 0)]
+        return self.flags(SHIFT=nb > 0, LEFT=ns > 1 and nb > 0, RIGHT=ns > 2 or (ns == 2 and nb == 0))
 
     def _apply(self, c: Config, a: int) -> None:
         if a == SHIFT:

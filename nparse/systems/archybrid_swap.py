@@ -45,10 +45,8 @@ class ArcHybridSwap(ArcHybrid):
     roots = ("end",)
 
     def legal(self, c: Config) -> list[bool]:
-        flags = super().legal(c)
         b0 = c.buffer[-1]
-        flags.append(bool(c.stack) and b0 != 0 and c.stack[-1] < b0)
-        return flags
+        return self.flags(**self.named(super().legal(c)), SWAP=bool(c.stack) and b0 != 0 and c.stack[-1] < b0)
 
     def _apply(self, c: Config, a: int) -> None:
         if a == SWAP:

@@ -36,7 +36,7 @@ class ArcStandard(TransitionSystem):
         stack = c.stack
         pair = len(stack) > 1
         s1_word = pair and stack[-2] != 0
-        return [bool(c.buffer), s1_word, pair and (s1_word or not c.buffer)]
+        return self.flags(SHIFT=bool(c.buffer), LEFT=s1_word, RIGHT=pair and (s1_word or not c.buffer))
 
     def _apply(self, c: Config, a: int) -> None:
         stack = c.stack

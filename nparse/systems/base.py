@@ -160,6 +160,19 @@ class TransitionSystem(ABC, Generic[C]):
     def action_index(self, name: str) -> int:
         return self.actions.index(name)
 
+    def flags(self, **by_name: bool) -> list[bool]:
+        """Legal flags given by action name, returned in ``actions`` order, so no flag depends on
+        remembering the order. The names are the first ``len(by_name)`` actions: a system that
+        extends another (SWAP after arc-standard's moves) adds its own to the parent's ``named``."""
+        names = self.actions[: len(by_name)]
+        if set(by_name) != set(names):
+            raise TypeError(f"{self.name}.flags: expected the actions {names}, got {sorted(by_name)}")
+        return [bool(by_name[a]) for a in names]
+
+    def named(self, flags: Sequence[bool]) -> dict[str, bool]:
+        """One flag per action name (for messages, walkthroughs and systems that extend another)."""
+        return dict(zip(self.actions, flags))
+
     @abstractmethod
     def initial(self, n: int) -> C: ...
 

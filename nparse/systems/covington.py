@@ -116,14 +116,14 @@ class Covington(TransitionSystem[CovingtonConfig]):
 
     def legal(self, c: CovingtonConfig) -> list[bool]:
         if not c.buffer:
-            return [False, False, False, False]
+            return self.flags(SHIFT=False, LEFT=False, RIGHT=False, NOARC=False)
         if not c.stack:
-            return [True, False, False, False]
+            return self.flags(SHIFT=True, LEFT=False, RIGHT=False, NOARC=False)
         heads = c.heads
         i, j = c.stack[-1], c.buffer[-1]
         left = i != 0 and heads[i] == NONE and not is_ancestor(heads, i, j)
         right = heads[j] == NONE and not is_ancestor(heads, j, i) and (i != 0 or not self.root_taken(c))
-        return [True, left, right, True]
+        return self.flags(SHIFT=True, LEFT=left, RIGHT=right, NOARC=True)
 
     def _apply(self, c: CovingtonConfig, a: int) -> None:
         stack2 = c.stack2

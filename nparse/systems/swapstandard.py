@@ -49,10 +49,8 @@ class SwapStandard(ArcStandard):
     actions = ("SHIFT", "LEFT", "RIGHT", "SWAP")
 
     def legal(self, c: Config) -> list[bool]:
-        flags = super().legal(c)
         stack = c.stack
-        flags.append(len(stack) > 2 and 0 < stack[-2] < stack[-1])
-        return flags
+        return self.flags(**self.named(super().legal(c)), SWAP=len(stack) > 2 and 0 < stack[-2] < stack[-1])
 
     def _apply(self, c: Config, a: int) -> None:
         if a == SWAP:

@@ -89,7 +89,7 @@ class TwoPlanar(TransitionSystem[TwoPlanarConfig]):
     def legal(self, c: TwoPlanarConfig) -> list[bool]:
         stack, heads = c.stack, c.heads
         if not c.buffer:
-            return [False, False, False, False, False]
+            return self.flags(SHIFT=False, LEFT=False, RIGHT=False, REDUCE=False, SWITCH=False)
         b0 = c.buffer[-1]
         if stack:
             s0 = stack[-1]
@@ -97,7 +97,7 @@ class TwoPlanar(TransitionSystem[TwoPlanarConfig]):
             right = heads[b0] == NONE and not is_ancestor(heads, b0, s0) and (s0 != 0 or c.lmod[0] == NONE)
         else:
             left = right = False
-        return [True, left, right, bool(stack), not c.switched]
+        return self.flags(SHIFT=True, LEFT=left, RIGHT=right, REDUCE=bool(stack), SWITCH=not c.switched)
 
     def _apply(self, c: TwoPlanarConfig, a: int) -> None:
         c.switched = False
