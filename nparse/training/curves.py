@@ -25,6 +25,24 @@ def write_window(writer: Any, window: dict, step: int, lr: float, bar: Any) -> N
     bar.set_postfix(loss=f"{loss:.3f}", sent_s=f"{window['sents'] / elapsed:.0f}")
 
 
+def epoch_stats(totals: Any, actions: Any, seconds: float, objective: Any) -> dict[str, float]:
+    """An epoch's statistics from its counters: loss, speed, the oracle's share of the time, the
+    objective's own figures and transitions per sentence."""
+    sents = max(totals["sents"], 1)
+    stats = {
+        "loss_per_token": totals["loss"] / max(totals["tokens"], 1),
+        "seconds": seconds,
+        "sentences_per_s": totals["sents"] / seconds,
+        "tokens_per_s": totals["tokens"] / seconds,
+        "oracle_seconds": totals["oracle"],
+        "oracle_share": totals["oracle"] / seconds,
+    }
+    stats.update(objective.epoch_stats(totals, totals["sents"]))
+    for name, count in sorted(actions.items()):
+        stats[f"{name}_per_sentence"] = count / sents
+    return stats
+
+
 def write_epoch(writer: Any, epoch: int, stats: dict, record: dict, objective_curves: tuple[str, ...]) -> None:
     """An epoch's points: dev scores, the objective's statistics, transitions, seconds."""
     if "dev_las" in record:

@@ -23,6 +23,16 @@ class Preempted(Exception):
 STOP_SIGNALS = (signal.SIGTERM, signal.SIGUSR1, signal.SIGINT)
 
 
+def preempted(signum: int | None, done: int, updates: int, epoch: int, run_dir: Path) -> Preempted:
+    """The error a stopped run raises once last.pt is written: what stopped it and how to go on."""
+    name = signal.Signals(signum).name if signum else "a stop on another rank"
+    return Preempted(
+        f"{name}: stopped after batch {done} of {updates} of epoch {epoch}; {run_dir / 'last.pt'} written; "
+        f"rerun with trainer.resume=auto hydra.run.dir={run_dir} to go on",
+        signum,
+    )
+
+
 @contextmanager
 def stop_signals(handler: Callable[[int, Any], None]) -> Iterator[None]:
     """``handler`` receives the stop signals for the duration (it sets a flag the training loop

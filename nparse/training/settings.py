@@ -5,10 +5,13 @@ from __future__ import annotations
 
 from typing import Any
 
+import torch
 from omegaconf import DictConfig, OmegaConf
 
 from ..config_schema import GLOBAL_ONLY
 from ..io.data import Example
+from ..models.parser import PRECISIONS
+from ..runtime import pick_device
 from .averaging import check_average
 from .schedule import check_schedule
 from ..systems import Oracle, StaticOracle
@@ -137,3 +140,17 @@ def check_settings(cfg: DictConfig) -> None:
     lr = OmegaConf.select(cfg, "trainer.lr")
     if isinstance(lr, bool) or not isinstance(lr, (int, float)) or lr <= 0:
         raise ValueError(f"trainer.lr={lr}: expected a positive number")
+
+
+def device_and_precision(tc: Any, local_rank: int | None) -> tuple[torch.device, str]:
+    """The device of ``trainer.device`` (rank ``local_rank``'s GPU under DDP) and a precision it
+    supports: fp16 needs a GPU's loss scaling, bf16 and fp32 run anywhere."""
+    device = pick_device(tc.device)
+    if device.type == "cuda" and local_rank is not None:
+        device = torch.device("cuda", local_rank)
+    precision = str(tc.get("precision") or "fp32")
+    if precision not in PRECISIONS:
+        raise ValueError(f"trainer.precision={precision}: choose one of {', '.join(PRECISIONS)}")
+    if precision == "fp16" and device.type == "cpu":
+        raise ValueError("trainer.precision=fp16 needs a GPU; on CPU use bf16 or fp32")
+    return device, precision

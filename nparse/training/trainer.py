@@ -27,20 +27,19 @@ from ..decoding.settings import DecodeSettings
 from ..eval.scores import Scores, score
 from ..io.conllu import Sentence, write_conllu
 from ..io.data import bucket_batches, collate, encode
-from ..models.parser import PRECISIONS
 from ..paths import resolve_path
-from ..runtime import cpu_threads, pick_device
+from ..runtime import cpu_threads
 from ..systems import make_oracle, make_system
 from .averaging import WeightAverage
 from .calibration import calibrate
-from .curves import epoch_line, new_window, write_epoch, write_window
+from .curves import epoch_line, epoch_stats, new_window, write_epoch, write_window
 from .data import check_not_empty, load_data, prepare_examples, report_skipped
 from .distributed import NoWriter, Ranks, barrier, gather_counters, sum_gradients, total
 from .models import fine_tuned_model, new_model
 from .objectives import build_objective
-from .resume import Preempted, log_to, resumed_config, stop_signals
+from .resume import Preempted, log_to, preempted, resumed_config, stop_signals
 from .schedule import lr_schedule
-from .settings import check_settings, oracle_options, system_options
+from .settings import check_settings, device_and_precision, oracle_options, system_options
 
 log = logging.getLogger("nparse.train")
 
@@ -67,14 +66,7 @@ class Trainer:
         self.stop_signal: int | None = None
         self.log_handler: logging.Handler | None = None  # train.log of a resumed run
         self.partial: dict | None = None  # the epoch in progress of a mid-epoch last.pt
-        self.device = pick_device(tc.device)
-        if self.device.type == "cuda" and self.ranks.active:
-            self.device = torch.device("cuda", self.ranks.local)
-        self.precision = str(tc.get("precision") or "fp32")
-        if self.precision not in PRECISIONS:
-            raise ValueError(f"trainer.precision={self.precision}: choose one of {', '.join(PRECISIONS)}")
-        if self.precision == "fp16" and self.device.type == "cpu":
-            raise ValueError("trainer.precision=fp16 needs a GPU; on CPU use bf16 or fp32")
+        self.device, self.precision = device_and_precision(tc, self.ranks.local if self.ranks.active else None)
         self.rng = random.Random(tc.seed)
         torch.manual_seed(tc.seed)
         self.data = load_data(cfg)
@@ -229,34 +221,15 @@ class Trainer:
                                            self.run_dir / "last.pt")  # fmt: skip
                 if stop:
                     bar.close()
-                    name = signal.Signals(self.stop_signal).name if self.stop_signal else "a stop on another rank"
-                    raise Preempted(
-                        f"{name}: stopped after batch {k + 1} of {updates} of epoch {epoch}; "
-                        f"{self.run_dir / 'last.pt'} written; rerun with trainer.resume=auto "
-                        f"hydra.run.dir={self.run_dir} to go on",
-                        self.stop_signal,
-                    )
+                    raise preempted(self.stop_signal, k + 1, updates, epoch, self.run_dir)
         if window["tokens"]:
             write_window(self.writer, window, self.step, self.optimizer.param_groups[0]["lr"], bar)
         bar.close()
         if self.ranks.active:  # the epoch's counts over all ranks
             totals, actions = gather_counters(totals, self.ranks), gather_counters(actions, self.ranks)
-        seconds = time.perf_counter() - start
-        sents = max(totals["sents"], 1)
-        stats = {
-            "loss_per_token": totals["loss"] / max(totals["tokens"], 1),
-            "seconds": seconds,
-            "sentences_per_s": totals["sents"] / seconds,
-            "tokens_per_s": totals["tokens"] / seconds,
-            "oracle_seconds": totals["oracle"],
-            "oracle_share": totals["oracle"] / seconds,
-        }
-        stats.update(self.objective.epoch_stats(totals, totals["sents"]))
         if totals["stuck"]:
             log.warning("%d sentences had no correct transition left (oracle dead end)", totals["stuck"])
-        for name, count in sorted(actions.items()):
-            stats[f"{name}_per_sentence"] = count / sents
-        return stats
+        return epoch_stats(totals, actions, time.perf_counter() - start, self.objective)
 
     def decode_settings(self, calibrate: bool = False) -> DecodeSettings:
         """The decoder of the config for the current model; ``calibrate``: first fit the
