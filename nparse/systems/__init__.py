@@ -6,6 +6,7 @@ import inspect
 from typing import Any
 
 from .arceager import ArcEager, ArcEagerDynamic, ArcEagerStatic
+from .arceager_swap import ArcEagerSwap, ArcEagerSwapEager
 from .archybrid import ArcHybrid, ArcHybridDynamic, ArcHybridStatic
 from .archybrid_swap import ArcHybridSwap, ArcHybridSwapDynamic, ArcHybridSwapStatic
 from .arcstandard import ArcStandard, ArcStandardStatic
@@ -22,6 +23,7 @@ SYSTEMS: dict[str, type[TransitionSystem]] = {
     "twoplanar": TwoPlanar,
     "archybrid_swap": ArcHybridSwap,
     "covington": Covington,
+    "arceager_swap": ArcEagerSwap,
 }
 
 ORACLES: dict[str, dict[str, type[Oracle]]] = {
@@ -38,6 +40,7 @@ ORACLES: dict[str, dict[str, type[Oracle]]] = {
     "twoplanar": {"static": TwoPlanarStatic, "dynamic": TwoPlanarDynamic},
     "archybrid_swap": {"static": ArcHybridSwapStatic, "static_dynamic": ArcHybridSwapDynamic},
     "covington": {"static": CovingtonStatic, "dynamic": CovingtonDynamic},
+    "arceager_swap": {"eager": ArcEagerSwapEager},
 }
 
 

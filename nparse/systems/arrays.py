@@ -21,13 +21,15 @@ from numba import njit
 
 from .base import NONE, Config, TransitionSystem
 from .factors import grow, open_words, scan
-from .kernels import arceager, archybrid, archybrid_swap, arcstandard, covington, swapstandard, twoplanar
+from .kernels import arceager, arceager_swap, archybrid, archybrid_swap, arcstandard, covington, swapstandard, twoplanar
 from .kernels.rows import (  # noqa: F401  (the offsets are part of this module's interface)
     L_ACTIVE, L_BUF, L_COUNTED, L_HEADS, L_LMOD, L_N, L_NB, L_NS, L_NS2, L_PLANE, L_RMOD, L_STACK, L_STACK2,
     L_STEPS, L_SWITCHED, L_WIDTH,
 )  # fmt: skip
 
-KERNELS = {m.CODE: m for m in (archybrid, arceager, arcstandard, swapstandard, twoplanar, archybrid_swap, covington)}
+KERNELS = {
+    m.CODE: m for m in (archybrid, arceager, arcstandard, swapstandard, twoplanar, archybrid_swap, covington, arceager_swap)
+}
 
 
 class Layout:
@@ -196,6 +198,8 @@ def _initial_one(row, off, code, root_end, n):
         archybrid_swap.initial(row, off, root_end, n)
     elif code == covington.CODE:
         covington.initial(row, off, root_end, n)
+    elif code == arceager_swap.CODE:
+        arceager_swap.initial(row, off, root_end, n)
 
 
 @njit(cache=True)
@@ -212,6 +216,8 @@ def _terminal(row, off, code, root_end):
         return twoplanar.terminal(row, off, root_end)
     if code == archybrid_swap.CODE:
         return archybrid_swap.terminal(row, off, root_end)
+    if code == arceager_swap.CODE:
+        return arceager_swap.terminal(row, off, root_end)
     return covington.terminal(row, off, root_end)
 
 
@@ -233,6 +239,8 @@ def _legal(row, off, code, root_end, out):
         archybrid_swap.legal(row, off, root_end, out)
     elif code == covington.CODE:
         covington.legal(row, off, root_end, out)
+    elif code == arceager_swap.CODE:
+        arceager_swap.legal(row, off, root_end, out)
 
 
 @njit(cache=True)
@@ -251,6 +259,8 @@ def _positions(row, off, code, out):
         archybrid_swap.positions(row, off, out)
     elif code == covington.CODE:
         covington.positions(row, off, out)
+    elif code == arceager_swap.CODE:
+        arceager_swap.positions(row, off, out)
 
 
 @njit(cache=True)
@@ -269,6 +279,8 @@ def _apply_one(row, off, code, a):
         archybrid_swap.apply(row, off, a)
     elif code == covington.CODE:
         covington.apply(row, off, a)
+    elif code == arceager_swap.CODE:
+        arceager_swap.apply(row, off, a)
     row[off[L_STEPS]] += 1
 
 

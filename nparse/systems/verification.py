@@ -79,6 +79,7 @@ VERIFICATIONS: list[Verification] = [
         "archybrid_swap", "static_dynamic", archybrid_swap.reference_search,
         restrict_walk=archybrid_swap.within_restriction,
     ),  # fmt: skip
+    Verification("arceager_swap", "eager"),
     Verification("covington", "static"),
     # Every tree up to 6 words: python tools/check_oracles.py --system covington (about 4 minutes).
     Verification("covington", "dynamic", covington.reference_search, slow_search=True, exact_costs=True),

@@ -1,0 +1,48 @@
+"""Arc-eager + SWAP on rows (mirrors ``systems/arceager_swap.py``): arc-eager's moves (RIGHT only
+to a headless b0, since a swapped word may have its head), and SWAP (s0 back into the buffer
+behind b0), legal while s0 is a word before b0."""
+
+from __future__ import annotations
+
+from numba import njit
+
+from ..base import NONE
+from . import arceager, archybrid_swap
+from .rows import L_HEADS, L_NB, buffer, top
+
+CODE = 7
+
+
+@njit(cache=True)
+def initial(row, off, root_end, n):
+    arceager.initial(row, off, root_end, n)
+
+
+@njit(cache=True)
+def terminal(row, off, root_end):
+    return arceager.terminal(row, off, root_end)
+
+
+@njit(cache=True)
+def legal(row, off, root_end, out):
+    arceager.legal(row, off, root_end, out)
+    if row[off[L_NB]] == 0:
+        out[4] = False
+        return
+    b0 = buffer(row, off, 0)
+    out[2] = out[2] and row[off[L_HEADS] + b0] == NONE
+    s0 = top(row, off, 0)
+    out[4] = 0 < s0 and s0 < b0
+
+
+@njit(cache=True)
+def positions(row, off, out):
+    arceager.positions(row, off, out)
+
+
+@njit(cache=True)
+def apply(row, off, a):
+    if a < 4:
+        arceager.apply(row, off, a)
+    else:
+        archybrid_swap.apply(row, off, 3)  # the same SWAP: s0 back behind b0

@@ -1,0 +1,67 @@
+"""Arc-eager + SWAP: why SWAP moves s0 behind b0 (the literal "exchange the two top stack words"
+cannot build a common non-projective sentence), and the EAGER oracle on real non-projective trees.
+The registry tests run the rest: lockstep rows, beam K=1, every small tree rebuilt."""
+
+from __future__ import annotations
+
+from typing import Hashable
+
+from nparse.io.conllu import read_conllu
+from nparse.systems import make_oracle, make_system
+from nparse.systems.arceager import ArcEager
+from nparse.systems.base import Config
+from nparse.systems.search import ExactLoss
+from nparse.trees import is_projective
+
+from .conftest import EWT_DEV
+
+# "A hearing is scheduled on the issue today .": hearing -> on crosses is -> scheduled.
+HEARING = [-1, 2, 3, 0, 3, 2, 7, 5, 4, 3]
+
+
+class StackExchangeSwap(ArcEager):
+    """The literal reading of Bohnet & Kuhn §3: SWAP exchanges s0 and s1 (while s1 < s0, so a
+    pair swaps once)."""
+
+    name = "stack_exchange_swap"
+    actions = ("SHIFT", "LEFT", "RIGHT", "REDUCE", "SWAP")
+
+    def legal(self, c: Config) -> list[bool]:
+        stack = c.stack
+        return self.flags(**self.named(super().legal(c)), SWAP=len(stack) > 2 and 0 < stack[-2] < stack[-1])
+
+    def _apply(self, c: Config, a: int) -> None:
+        if a == 4:
+            c.stack[-1], c.stack[-2] = c.stack[-2], c.stack[-1]
+        else:
+            super()._apply(c, a)
+
+    def state_key(self, c: Config) -> Hashable:
+        return super().state_key(c), tuple(c.heads[w] for w in c.stack)
+
+
+def test_the_literal_stack_exchange_cannot_build_a_common_non_projective_tree():
+    assert ExactLoss(StackExchangeSwap(), HEARING).future(StackExchangeSwap().initial(9)) > 0
+    system = make_system("arceager_swap")
+    assert ExactLoss(system, HEARING).future(system.initial(9)) == 0
+
+
+def _rebuilds(system, oracle, heads):
+    c = system.initial(len(heads) - 1)
+    for a in oracle.sequence(oracle.prepare(heads)):
+        system.apply(c, a)
+    return c.heads[1:] == list(heads[1:]), c.steps
+
+
+def test_eager_rebuilds_the_non_projective_trees_of_a_treebank_in_quadratic_steps():
+    system = make_system("arceager_swap")
+    oracle = make_oracle(system, "eager")
+    trees = [s.heads for s in read_conllu(EWT_DEV)]
+    nonprojective = [h for h in trees if not is_projective(h)][:150]
+    assert len(nonprojective) >= 100
+    for heads in nonprojective + trees[:100]:
+        ok, steps = _rebuilds(system, oracle, heads)
+        n = len(heads) - 1
+        assert ok and steps <= 2 * n + n * (n - 1) // 2, heads
+    ok, steps = _rebuilds(system, oracle, HEARING)
+    assert ok and steps == 2 * 9 + 4  # two words parked and swapped back past "on" and "the issue"
