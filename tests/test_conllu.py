@@ -155,3 +155,26 @@ def test_bad_ids_and_ranges_are_reported_at_their_line(lines, where, message):
     handle.name = "f.conllu"
     with pytest.raises(CoNLLUError, match=f"f.conllu:{where}: .*{message}"):
         read_conllu(handle)
+
+
+@pytest.mark.parametrize(
+    "data,where",
+    [
+        (b"1\tA\rb\t_\t_\t_\t_\t0\troot\t_\t_\n\n", ":1: carriage return (\\r) at column 4 (FORM)"),
+        (b"# text = a\rb\n1\tAb\t_\t_\t_\t_\t0\troot\t_\t_\n", ":1: carriage return (\\r) at column 11:"),
+        (b"1\tA\t_\t_\t_\t_\t0\troot\t_\t_\n\n1\tA\t_\t_\t_\t_\t0\troot\t_\tX\rY\n", ":3: carriage return (\\r) at column 23 (MISC)"),
+        (b"1\tA\t_\t_\t_\t_\t0\troot\t_\t_\r\r1\tB\t_\t_\t_\t_\t0\troot\t_\t_\r", ":1: carriage return (\\r) at column 23 (MISC)"),  # Mac line ends
+    ],
+)
+def test_a_lone_carriage_return_is_refused_at_its_line_and_column(tmp_path, data, where):
+    """Universal-newline readers would split such a line: refused, never written through."""
+    path = tmp_path / "cr.conllu"
+    path.write_bytes(data)
+    with pytest.raises(CoNLLUError) as err:
+        read_conllu(path)
+    assert str(err.value).startswith(str(path) + where)
+
+
+def test_crlf_line_ends_are_still_read():
+    sents = read_conllu(io.StringIO("1\tA\t_\t_\t_\t_\t0\troot\t_\t_\r\n\r\n1\tB\t_\t_\t_\t_\t0\troot\t_\t_\r\n"))
+    assert [s.forms[1] for s in sents] == ["A", "B"]

@@ -231,10 +231,21 @@ def plain(lines: Lines, rng: random.Random) -> bytes:
 
 def controls(lines: Lines, rng: random.Random) -> bytes:
     k = pick_word(lines, rng)
-    ch = rng.choice(["\x00", "\x0b", "\x0c", "\x1c", "\x1d", "\x85", "\u2028", "\u2029", "\r"])
+    ch = rng.choice(["\x00", "\x0b", "\x0c", "\x1c", "\x1d", "\x85", "\u2028", "\u2029"])
     cols = lines[k].split("\t")
     cols[1] = cols[1][:1] + ch + cols[1][1:]
     lines[k] = "\t".join(cols)
+    return text(lines)
+
+
+def lone_cr(lines: Lines, rng: random.Random) -> bytes:
+    """A carriage return inside a line (not before its newline): in any field of a word line, or
+    in a comment; sometimes old Mac line ends (CR only) for the whole file."""
+    if rng.random() < 0.1:
+        return text(lines).replace(b"\n", b"\r")
+    k = rng.choice([k for k, line in enumerate(lines) if line])
+    at = rng.randrange(len(lines[k]) + 1)
+    lines[k] = lines[k][:at] + "\r" + lines[k][at:]
     return text(lines)
 
 
@@ -255,6 +266,7 @@ CLASSES: dict[str, Callable[[Lines, random.Random], bytes]] = {
     "trees": trees,
     "plain_text": plain,
     "controls": controls,
+    "lone_cr": lone_cr,
 }
 
 
@@ -423,6 +435,9 @@ def consumers(path: Path, parser: Parser, model_path: Path, folder: Path) -> dic
                 raise Failure("output written although parsing failed")
             return stderr.getvalue()
         check_parsed(read_conllu(out), read_sniffed(path))
+        with open(out, encoding="utf-8", newline=None) as universal:  # as most readers see it
+            if universal.read() != out.read_text(encoding="utf-8"):
+                raise Failure("the output reads differently with universal newlines")
         return None
 
     def evaluate() -> str | None:

@@ -202,6 +202,8 @@ def iter_conllu(
     lineno = 0
     for lineno, raw in enumerate(source, 1):
         raw = raw.rstrip("\r\n")
+        if "\r" in raw:
+            raise CoNLLUError(path, lineno, lone_cr_message(raw))
         if raw == "":
             if block:
                 yield _build(path, start, block, allow_missing_heads)
@@ -213,6 +215,24 @@ def iter_conllu(
             block.append(raw)
     if block:
         yield _build(path, start, block, allow_missing_heads)
+
+
+def lone_cr_message(line: str) -> str:
+    """Why a carriage return inside a line is refused: Python's text mode, the ``conllu``
+    library's usual callers and most editors read it as a line break, so the sentence would be
+    cut in two by every one of them, and the output we would write would carry it on. Refusing
+    is the only choice that changes no field; a file with old Mac line ends (CR only) lands here
+    at its first line."""
+    column = line.index("\r") + 1
+    field = line[:column].count("\t")
+    where = f" ({FIELD_NAMES[field]})" if "\t" in line and not line.startswith("#") and field < 10 else ""
+    return (
+        f"carriage return (\\r) at column {column}{where}: most readers take it for a line break; "
+        "remove it, or convert CR line ends with: tr '\\r' '\\n'"
+    )
+
+
+FIELD_NAMES = ("ID", "FORM", "LEMMA", "UPOS", "XPOS", "FEATS", "HEAD", "DEPREL", "DEPS", "MISC")
 
 
 def read_conllu(source: str | Path | IO[str], allow_missing_heads: bool = False) -> list[Sentence]:
