@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import logging
 from pathlib import Path
 from typing import Iterable, Sequence
 
@@ -14,7 +15,9 @@ from .decoding.settings import DecodeSettings
 from .io.conllu import Sentence, read_conllu, read_text, read_utf8, sniff_format, write_conllu
 from .io.rawtext import iter_raw
 from .models.parser import ParserModel
-from .runtime import pick_device
+from .runtime import pick_device, set_threads
+
+log = logging.getLogger("nparse")
 
 __all__ = ["MissingPOSError", "Parser", "load", "model_from_state", "nbest_sentences", "parsed_sentence", "pick_device"]
 
@@ -36,6 +39,7 @@ class Parser:
         self.calibration = calibration  # the temperature of local beam scores fitted on dev
         self.settings = DecodeSettings.from_config(self.config.get("decoder")).for_model(self.config, calibration)
         self.lang = language(self.config)
+        self.threads: tuple[int, str] | None = None  # torch CPU threads set by ``load``, and why
 
     @property
     def beam_size(self) -> int:
@@ -48,10 +52,16 @@ class Parser:
         return self.settings.decoder
 
     @classmethod
-    def load(cls, path: str | Path, device: str = "auto") -> "Parser":
+    def load(cls, path: str | Path, device: str = "auto", threads: int | None = None) -> "Parser":
+        """A checkpoint's parser on ``device``. Torch's CPU threads (process-wide) are set by
+        ``runtime.choose_threads``: ``threads`` when given, else SLURM/OMP_NUM_THREADS, else the
+        allowed CPUs that other processes leave free (measured now, in a quarter of a second)."""
         dev = pick_device(device)
+        chosen = set_threads(threads, log)
         state = checkpoint.load(path, dev)
-        return cls(model_from_state(state, dev, path), state.get("config"), state.get("calibration"))
+        parser = cls(model_from_state(state, dev, path), state.get("config"), state.get("calibration"))
+        parser.threads = chosen
+        return parser
 
     def check_pos(self, sentences: Sequence[Sentence]) -> None:
         enc = self.model.encoder
@@ -183,6 +193,6 @@ def check_token_lists(items: list) -> None:
                 )
 
 
-def load(path: str | Path, device: str = "auto") -> Parser:
-    """Load a checkpoint written by ``python -m nparse.train``."""
-    return Parser.load(path, device)
+def load(path: str | Path, device: str = "auto", threads: int | None = None) -> Parser:
+    """Load a checkpoint written by ``python -m nparse.train`` (``threads``: see ``Parser.load``)."""
+    return Parser.load(path, device, threads)

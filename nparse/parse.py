@@ -3,6 +3,7 @@
     python -m nparse.parse model=CKPT [input=IN] [output=OUT] [format=auto|conllu|text|raw] [lang=xx]
                            [beam_size=K] [nbest=k] [decoder=greedy|beam|mst] [device=auto|cpu|cuda]
                            [batch_size=N] [chunk=N] [scores=auto|local|raw] [temperature=T]
+                           [threads=N]
 
 Input is CoNLL-U (HEAD/DEPREL are filled in, everything else is written back untouched) or
 pre-tokenized plain text, one sentence per line, or (format=raw) raw text, split into sentences and
@@ -20,6 +21,10 @@ one root dependent); decoder=greedy is beam_size=1. scores= says what a beam sum
 (log-softmax of the transition scores over the legal ones, divided by temperature: by default the
 one fitted on dev when the model was trained), raw (the scores as global training optimises them)
 or auto (the default: raw for globally trained models, local otherwise).
+
+threads=N sets torch's CPU threads; by default SLURM_CPUS_PER_TASK or OMP_NUM_THREADS when set,
+else the CPUs this process may use less those other processes keep busy at start-up (see
+nparse/runtime.py: more threads than free CPUs run 2-2.5x slower). The last line says which.
 """
 
 from __future__ import annotations
@@ -84,6 +89,7 @@ def main(argv: list[str] | None = None) -> int:
             "lang": None,
             "scores": None,
             "temperature": None,
+            "threads": None,
         },
         usage=__doc__,
     )
@@ -92,8 +98,8 @@ def main(argv: list[str] | None = None) -> int:
     n_sents = n_words = 0
     seconds = 0.0
     try:
-        beam_size, nbest, batch_size, chunk = (
-            _positive(args, key) for key in ("beam_size", "nbest", "batch_size", "chunk")
+        beam_size, nbest, batch_size, chunk, threads = (
+            _positive(args, key) for key in ("beam_size", "nbest", "batch_size", "chunk", "threads")
         )
         if args["format"] not in ("auto", "conllu", "text", "raw"):
             raise ValueError(f"format must be auto, conllu, text or raw, not {args['format']!r}")
@@ -104,7 +110,7 @@ def main(argv: list[str] | None = None) -> int:
                 fmt = sniff_lines(utf8_lines(handle, name))
                 handle.seek(0)
             lines = utf8_lines(handle, name)
-            parser = Parser.load(args["model"], args["device"] or "auto")
+            parser = Parser.load(args["model"], args["device"] or "auto", threads=threads)
             if fmt == "raw":
                 sentences = iter_raw(lines, args["lang"] or parser.lang, name)
             else:
@@ -138,11 +144,15 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     print(
         f"parsed {n_sents} sentences ({n_words} words) in {seconds:.1f} s "
-        f"on {parser.model.device}, "
+        f"on {parser.model.device}{threads_note(parser.threads)}, "
         f"{'mst' if settings.decoder == 'mst' else f'beam {settings.beam_size}'}: {n_words / max(seconds, 1e-9):.0f} words/s",
         file=sys.stderr,
     )
     return 0
+
+
+def threads_note(threads: tuple[int, str] | None) -> str:
+    return f" with {threads[0]} CPU threads ({threads[1]})" if threads else ""
 
 
 def write_parsed(sentences: list[Sentence], out: IO[str]) -> None:

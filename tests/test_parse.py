@@ -224,7 +224,8 @@ def test_parse_streams_in_chunks_and_writes_atomically(tiny_run, tmp_path, monke
     source.write_text(EWT_DEV.read_text(encoding="utf-8"), encoding="utf-8")
     model = f"model={tiny_run / 'best.pt'}"
     whole, chunked = tmp_path / "whole.conllu", tmp_path / "chunked.conllu"
-    assert parse_cli.main([model, f"input={source}", f"output={whole}", "device=cpu"]) == 0
+    assert parse_cli.main([model, f"input={source}", f"output={whole}", "device=cpu", "threads=1"]) == 0
+    assert "with 1 CPU threads (set explicitly)" in capsys.readouterr().err
     sizes: list[int] = []
     real = Parser.parse_nbest
 

@@ -238,18 +238,26 @@ def test_sigterm_mid_epoch_then_resume_auto_matches_an_uninterrupted_run(tmp_pat
     assert strip(resumed["epochs"]) == strip(full["epochs"])
 
 
-def test_threads_follow_the_cpus_the_job_was_given(monkeypatch):
-    from nparse.runtime import cpu_threads
+def test_thread_policy_honours_settings_and_never_exceeds_the_allowed_cpus(monkeypatch):
+    from nparse.runtime import choose_threads, set_threads
 
+    two = {0, 1}
+    assert choose_threads(3, env={"OMP_NUM_THREADS": "1"}, cpus=two, busy=0.0)[0] == 3  # explicit first
+    assert choose_threads(None, env={"OMP_NUM_THREADS": "1", "SLURM_CPUS_PER_TASK": "5"}, cpus=two)[0] == 5
+    assert choose_threads(0, env={"OMP_NUM_THREADS": "1"}, cpus=two) == (1, "from OMP_NUM_THREADS")
+    for cpus in ({0}, two, set(range(8))):
+        for busy in (0.0, 0.4, 1.0, 1.6, 7.5, 40.0):
+            threads, why = choose_threads(None, env={}, cpus=cpus, busy=busy)
+            assert 1 <= threads <= len(cpus), (cpus, busy, threads)
+    assert choose_threads(None, env={}, cpus=two, busy=0.1)[0] == 2  # a quiet machine: every CPU
+    assert choose_threads(None, env={}, cpus=two, busy=1.0)[0] == 1  # one busy core left alone
+    assert choose_threads(None, env={}, cpus=set(range(8)), busy=3.0)[0] == 5
     monkeypatch.delenv("SLURM_CPUS_PER_TASK", raising=False)
     monkeypatch.delenv("OMP_NUM_THREADS", raising=False)
-    assert cpu_threads(0) == len(os.sched_getaffinity(0))
-    monkeypatch.setenv("OMP_NUM_THREADS", "1")
-    assert cpu_threads(0) == 1
-    assert cpu_threads(3) == 3
-    monkeypatch.setenv("SLURM_CPUS_PER_TASK", "5")
-    assert cpu_threads(None) == 5
-    assert cpu_threads(1) == 1
+    threads, why = set_threads(None)  # measured on this machine
+    assert 1 <= threads <= len(os.sched_getaffinity(0)) and "CPU" in why
+    assert torch.get_num_threads() == threads
+    torch.set_num_threads(1)
 
 
 def test_bf16_training_runs_on_cpu_and_fp16_is_refused(tmp_path):

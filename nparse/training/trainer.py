@@ -28,7 +28,7 @@ from ..eval.scores import Scores, score
 from ..io.conllu import Sentence, write_conllu
 from ..io.data import bucket_batches, collate, encode
 from ..paths import resolve_path
-from ..runtime import cpu_threads
+from ..runtime import set_threads
 from ..systems import make_oracle, make_system
 from .averaging import WeightAverage
 from .calibration import calibrate
@@ -62,7 +62,7 @@ class Trainer:
         if self.ranks.main:
             run_dir.mkdir(parents=True, exist_ok=True)
         tc = cfg.trainer
-        torch.set_num_threads(cpu_threads(tc.get("threads")))
+        set_threads(tc.get("threads"), log)
         self.stop_signal: int | None = None
         self.log_handler: logging.Handler | None = None  # train.log of a resumed run
         self.partial: dict | None = None  # the epoch in progress of a mid-epoch last.pt
