@@ -5,11 +5,11 @@ from __future__ import annotations
 __version__ = "0.1.0"
 
 
-def load(path, device: str = "auto"):
+def load(path, device: str = "auto", threads: int | None = None):
     """Load a trained parser from a checkpoint: ``nparse.load("runs/.../best.pt").parse(...)``."""
     from .api import load as _load
 
-    return _load(path, device)
+    return _load(path, device, threads)
 
 
 __all__ = ["load", "__version__"]

@@ -49,6 +49,7 @@ class ModelConfig:
     char_dim: int = MISSING
     char_hidden: int = MISSING
     char_max: int = MISSING
+    char_cache: int = MISSING
     lstm_dim: int = MISSING
     lstm_layers: int = MISSING
     lstm_dropout: float = MISSING

@@ -43,6 +43,7 @@ class ParserModel(nn.Module):
         self.options = dict(options)
         sizes = {k: options[k] for k in ENCODER_KEYS}
         sizes["char_max"] = int(options.get("char_max", 50))  # absent from older checkpoints
+        sizes["char_cache"] = int(options.get("char_cache", 100_000))
         self.encoder = Encoder(vocabs, **sizes, pretrained=pretrained)
         dim = self.encoder.out_dim
         self.scorer = TransitionScorer(dim, system.n_slots, options["hidden"], len(system.actions))

@@ -1,0 +1,48 @@
+"""Character vectors cached across batches while parsing (issue 19): the same vectors as without
+the cache, emptied when the weights change, bounded in size, never used while training."""
+
+from __future__ import annotations
+
+import torch
+
+from nparse.io.conllu import read_conllu
+from nparse.io.data import Vocabs, collate, encode
+from nparse.models.encoder import Encoder
+
+from .conftest import EWT_DEV
+
+
+def _encoder_and_batches(cache: int) -> tuple[Encoder, list]:
+    sents = read_conllu(EWT_DEV)[:120]
+    vocabs = Vocabs.build(sents)
+    torch.manual_seed(0)
+    enc = Encoder(vocabs, word_dim=8, upos_dim=4, char_dim=8, char_hidden=6, lstm_dim=8, lstm_layers=1, char_cache=cache)
+    batches = [collate([encode(s, vocabs) for s in sents[i : i + 40]]) for i in range(0, 120, 40)]
+    return enc.eval(), batches
+
+
+def test_cached_character_vectors_equal_fresh_ones_and_follow_weight_changes():
+    enc, batches = _encoder_and_batches(cache=100_000)
+    with torch.no_grad():
+        fresh = [enc._char_vectors(b, torch.device("cpu")) for b in batches]  # fills the cache
+        assert enc.char_cache is not None and len(enc.char_cache.rows) > 100
+        for b, want in zip(batches, fresh):
+            torch.testing.assert_close(enc._char_vectors(b, torch.device("cpu")), want, rtol=0, atol=1e-6)
+        for p in enc.chars.parameters():  # new weights: the cached vectors must go
+            p.add_(0.1)
+        changed = enc._char_vectors(batches[0], torch.device("cpu"))
+        enc.char_cache = None
+        torch.testing.assert_close(changed, enc._char_vectors(batches[0], torch.device("cpu")), rtol=0, atol=1e-6)
+        assert not torch.allclose(changed, fresh[0])
+
+
+def test_the_cache_is_bounded_and_unused_in_training():
+    enc, batches = _encoder_and_batches(cache=300)
+    with torch.no_grad():
+        for b in batches:
+            enc._char_vectors(b, torch.device("cpu"))
+            assert len(enc.char_cache.rows) <= 300
+    enc.train()
+    enc.char_cache.rows.clear()
+    out = enc._char_vectors(batches[0], torch.device("cpu"))
+    assert out.requires_grad and not enc.char_cache.rows
