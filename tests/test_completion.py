@@ -238,3 +238,24 @@ def test_head_loss_is_the_cross_entropy_of_gold_heads():
     assert float(got.detach()) == pytest.approx(want, rel=1e-5)
     got.backward()
     assert scorer.weight.grad is not None and float(scorer.weight.grad.abs().sum()) > 0
+
+
+def test_score_cache_returns_the_scores_of_a_fresh_computation_across_calls_and_growth():
+    """Repeats within a call and across calls (parser steps) get exactly the computed score."""
+    completion = make_completion(ALL, sentences=3, width=9, seed=5)
+    rng = np.random.default_rng(0)
+    fresh = Completion(completion.scorer, completion.table, completion.base)
+    fresh.cache = None
+    assert completion.cache is not None
+    completion.cache.__init__()
+    completion.cache.keys_a = completion.cache.keys_a[:8]  # start tiny so that it has to grow
+    completion.cache.keys_b, completion.cache.vals = completion.cache.keys_b[:8], completion.cache.vals[:8]
+    for _ in range(6):
+        f = 400
+        kind = rng.integers(0, 8, f)
+        words = rng.integers(-1, 9, (f, 4))
+        words[:, 0], words[:, 1] = rng.integers(0, 9, f), rng.integers(1, 9, f)
+        nodes = table_rows(kind, words, completion.base[rng.integers(0, 3, f)], completion.none_row)
+        found = Factors(np.zeros(f, dtype=np.int64), np.zeros(f, dtype=np.int64), kind, nodes, words[:, 1] > words[:, 0])
+        np.testing.assert_array_equal(completion.score_fixed(found), fresh.score_fixed(found))
+    assert 0 < completion.cache.count < 6 * 400 and completion.cache.keys_a.shape[0] > 8
