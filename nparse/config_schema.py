@@ -104,6 +104,7 @@ class TrainerConfig:
     restart_from: Optional[str] = None
     global_scores: Optional[str] = None
     positive: Optional[str] = None
+    completion_lr: Optional[float] = None
 
 
 @dataclass
@@ -118,7 +119,9 @@ class DecoderConfig:
 
 SCHEMAS = {"data": DataConfig, "model": ModelConfig, "system": SystemConfig, "trainer": TrainerConfig,
            "decoder": DecoderConfig}  # fmt: skip
-GLOBAL_ONLY = ("beam_size", "update", "global_loss", "restart", "restart_from", "global_scores", "positive")
+GLOBAL_ONLY = (
+    "beam_size", "update", "global_loss", "restart", "restart_from", "global_scores", "positive", "completion_lr",
+)  # fmt: skip
 
 
 def register() -> None:

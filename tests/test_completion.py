@@ -259,3 +259,21 @@ def test_score_cache_returns_the_scores_of_a_fresh_computation_across_calls_and_
         found = Factors(np.zeros(f, dtype=np.int64), np.zeros(f, dtype=np.int64), kind, nodes, words[:, 1] > words[:, 0])
         np.testing.assert_array_equal(completion.score_fixed(found), fresh.score_fixed(found))
     assert 0 < completion.cache.count < 6 * 400 and completion.cache.keys_a.shape[0] > 8
+
+
+def test_factor_scorers_get_their_own_learning_rate():
+    from nparse.training.models import parameter_groups
+
+    class Model(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.encoder, self.completion = torch.nn.Linear(2, 2), torch.nn.Linear(2, 3)
+
+    model = Model()
+    rest, factors = parameter_groups(model, 1e-3)  # type: ignore[arg-type]
+    assert factors["lr"] == 1e-3 and "lr" not in rest
+    assert {id(p) for p in factors["params"]} == {id(p) for p in model.completion.parameters()}
+    assert len(rest["params"]) + len(factors["params"]) == len(list(model.parameters()))
+    assert len(parameter_groups(model, None)) == 1  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="trainer.completion_lr"):
+        parameter_groups(model, -1.0)  # type: ignore[arg-type]

@@ -67,3 +67,17 @@ def fine_tuned_model(path: Path, cfg: DictConfig, system: TransitionSystem, devi
     if ignored:
         log.warning("model.%s: taken from the checkpoint, not the config", ", model.".join(sorted(ignored)))
     return model
+
+
+def parameter_groups(model: ParserModel, completion_lr: float | None) -> list[dict]:
+    """The optimizer's parameter groups: the factor scorers of a completion model at their own
+    learning rate (``trainer.completion_lr``) when one is set, everything else at ``trainer.lr``.
+    Fine-tuning a greedy model starts the factor scorers at random, where a fine-tuning rate
+    for the rest would leave them barely trained."""
+    if completion_lr is not None and completion_lr <= 0:
+        raise ValueError(f"trainer.completion_lr={completion_lr}: give a learning rate > 0, or null for trainer.lr")
+    if not completion_lr or model.completion is None:
+        return [{"params": list(model.parameters())}]
+    factors = list(model.completion.parameters())
+    ids = {id(p) for p in factors}
+    return [{"params": [p for p in model.parameters() if id(p) not in ids]}, {"params": factors, "lr": float(completion_lr)}]

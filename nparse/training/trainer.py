@@ -35,7 +35,7 @@ from .calibration import calibrate
 from .curves import epoch_line, epoch_stats, new_window, write_epoch, write_window
 from .data import check_not_empty, load_data, prepare_examples, report_skipped
 from .distributed import NoWriter, Ranks, barrier, gather_counters, sum_gradients, total
-from .models import fine_tuned_model, new_model
+from .models import fine_tuned_model, new_model, parameter_groups
 from .objectives import build_objective
 from .resume import Preempted, log_to, preempted, resumed_config, stop_signals
 from .schedule import lr_schedule
@@ -93,7 +93,8 @@ class Trainer:
             report_skipped(self.data.skipped, len(self.train_examples), self.run_dir)
         check_not_empty(self.train_examples, self.data.skipped, cfg.data.train)
         self.objective.check_examples(self.train_examples)
-        self.optimizer = torch.optim.Adam(self.model.parameters(), lr=tc.lr, betas=tuple(tc.betas))
+        groups = parameter_groups(self.model, tc.get("completion_lr"))
+        self.optimizer = torch.optim.Adam(groups, lr=tc.lr, betas=tuple(tc.betas))
         per_epoch = -(-len(self.train_examples) // (tc.batch_size * self.ranks.world))  # about
         schedule, warmup = str(tc.get("lr_schedule") or "constant"), int(tc.get("warmup") or 0)
         self.scheduler = lr_schedule(self.optimizer, schedule, warmup, per_epoch * int(tc.epochs))
