@@ -94,7 +94,7 @@ def main() -> None:
         timing.take()
         stats = trainer.train_epoch(args.epoch)
         shares = {"training": split(timing.take(), stats["seconds"], stats["oracle_seconds"])}
-        parser = Parser(trainer.model)
+        parser = Parser(trainer.model, OmegaConf.to_container(cfg, resolve=True))  # decoder.scores etc. of the config
         sents = trainer.data.dev + trainer.data.test
         tokens = sum(len(s) for s in sents)
         parser.parse_sentences(sents[:100], batch_size=cfg.decoder.batch_size, beam_size=1)  # warm-up
