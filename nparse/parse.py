@@ -3,7 +3,7 @@
     python -m nparse.parse model=CKPT [input=IN] [output=OUT] [format=auto|conllu|text|raw] [lang=xx]
                            [beam_size=K] [nbest=k] [decoder=greedy|beam|mst] [device=auto|cpu|cuda]
                            [batch_size=N] [chunk=N] [scores=auto|local|raw] [temperature=T]
-                           [threads=N]
+                           [threads=N] [segmenter=MODEL.udpipe]
 
 Input is CoNLL-U (HEAD/DEPREL are filled in, everything else is written back untouched) or
 pre-tokenized plain text, one sentence per line, or (format=raw) raw text, split into sentences and
@@ -21,6 +21,10 @@ one root dependent); decoder=greedy is beam_size=1. scores= says what a beam sum
 (log-softmax of the transition scores over the legal ones, divided by temperature: by default the
 one fitted on dev when the model was trained), raw (the scores as global training optimises them)
 or auto (the default: raw for globally trained models, local otherwise).
+
+With format=raw, segmenter=MODEL.udpipe splits the text with a segmenter trained on the
+treebank (python -m nparse.segmenter; tokens, sentences and multiword tokens as the treebank has
+them) instead of spaCy's rules.
 
 threads=N sets torch's CPU threads; by default SLURM_CPUS_PER_TASK or OMP_NUM_THREADS when set,
 else the CPUs this process may use less those other processes keep busy at start-up (see
@@ -51,6 +55,7 @@ from .io.conllu import (
     write_conllu,
 )
 from .io.rawtext import iter_raw
+from .io.segmenter import Segmenter
 
 CHUNK = 4096  # default sentences read, parsed and written at a time (chunk=N): bounds memory
 
@@ -90,6 +95,7 @@ def main(argv: list[str] | None = None) -> int:
             "scores": None,
             "temperature": None,
             "threads": None,
+            "segmenter": None,
         },
         usage=__doc__,
     )
@@ -112,7 +118,8 @@ def main(argv: list[str] | None = None) -> int:
             lines = utf8_lines(handle, name)
             parser = Parser.load(args["model"], args["device"] or "auto", threads=threads)
             if fmt == "raw":
-                sentences = iter_raw(lines, args["lang"] or parser.lang, name)
+                segmenter = Segmenter(args["segmenter"]) if args["segmenter"] else None
+                sentences = iter_raw(lines, args["lang"] or parser.lang, name, segmenter)
             else:
                 sentences = iter_conllu(lines, True, name) if fmt == "conllu" else iter_text(lines, name)
             temperature = None if args["temperature"] is None else _number(args, "temperature")

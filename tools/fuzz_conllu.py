@@ -284,9 +284,10 @@ def source_blocks() -> list[Lines]:
     return blocks
 
 
-def untrained_checkpoint(sents: list[Sentence], folder: Path) -> Path:
+def untrained_checkpoint(sents: list[Sentence], folder: Path, overrides: tuple[str, ...] = ()) -> Path:
+    """A checkpoint of an untrained model of the default config (and ``overrides``)."""
     with initialize_config_dir(config_dir=str(CONF_DIR), version_base="1.3"):
-        cfg = compose(config_name="config")
+        cfg = compose(config_name="config", overrides=list(overrides))
     torch.manual_seed(0)
     system = OmegaConf.to_container(cfg.system, resolve=True)
     options = OmegaConf.to_container(cfg.model, resolve=True)

@@ -35,7 +35,7 @@ import nparse
 from nparse.eval.aligned import aligned_scores
 from nparse.api import parsed_sentence
 from nparse.io.conllu import Sentence, read_conllu, write_conllu
-from nparse.io.rawtext import iter_raw
+from nparse.io.rawtext import iter_raw, text_of
 from nparse.paths import PROJECT_ROOT
 
 
@@ -77,13 +77,7 @@ def untagged(sent: Sentence) -> Sentence:
                     sent.deprels, sent.word_lines, sent.path, sent.line, sent.sent_id)  # fmt: skip
 
 
-def raw_text(sents: list[Sentence]) -> str:
-    paragraphs: list[list[str]] = []
-    for s in sents:
-        if not paragraphs or any(line.startswith(("# newpar", "# newdoc")) for line in s.lines):
-            paragraphs.append([])
-        paragraphs[-1].append(next(line[len("# text = ") :] for line in s.lines if line.startswith("# text = ")))
-    return "\n\n".join(" ".join(p) for p in paragraphs) + "\n"
+raw_text = text_of
 
 
 def row(name: str, gold: list[Sentence], parsed: list[Sentence], seconds: float, words: int, folder: Path) -> dict:

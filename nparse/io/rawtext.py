@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
-from typing import Any, Iterable, Iterator
+from typing import Any, Callable, Iterable, Iterator
 
 from .conllu import Sentence, _build
 
@@ -72,35 +72,60 @@ def paragraphs(lines: Iterable[str]) -> Iterator[tuple[int, str]]:
         yield start, "".join(buf)
 
 
-def iter_raw(lines: Iterable[str], lang: str, path: str = "<text>") -> Iterator[Sentence]:
-    """Sentences of raw text (an iterable of lines with their line ends)."""
+Token = tuple[str, int, int, list[str]]  # surface form, start and end in the paragraph, its words
+
+
+def spacy_sentences(lang: str) -> Callable[[str], list[list[Token]]]:
+    """Sentences of tokens of a paragraph by spaCy's blank tokenizer and rule-based sentencizer
+    (one word per token: it does not split multiword tokens)."""
     nlp = pipeline(lang)
+
+    def split(text: str) -> list[list[Token]]:
+        doc = nlp(text)
+        return [
+            [(t.text, t.idx, t.idx + len(t.text), [t.text]) for t in span if not t.is_space] for span in doc.sents
+        ]
+
+    return split
+
+
+def iter_raw(
+    lines: Iterable[str], lang: str, path: str = "<text>", segmenter: Callable[[str], list[list[Token]]] | None = None
+) -> Iterator[Sentence]:
+    """Sentences of raw text (an iterable of lines with their line ends), split by ``segmenter``
+    (a trained one, ``nparse/io/segmenter.py``) or else by spaCy for ``lang``."""
+    split = segmenter or spacy_sentences(lang)
     count = 0
     for lineno, text in paragraphs(lines):
-        doc = nlp(text)
-        words = [t for t in doc if not t.is_space]
-        if not words:
+        sentences = [tokens for tokens in split(text) if tokens]
+        if not sentences:
             continue
-        ends = [t.idx for t in words[1:]] + [len(text)]
-        after = {t.i: text[t.idx + len(t.text) : nxt] for t, nxt in zip(words, ends)}
-        before = text[: words[0].idx]
-        for span in doc.sents:
-            tokens = [t for t in span if not t.is_space]
-            if not tokens:
-                continue
+        flat = [t for tokens in sentences for t in tokens]
+        after = {id(t): text[t[2] : nxt[1]] for t, nxt in zip(flat, flat[1:])}
+        after[id(flat[-1])] = text[flat[-1][2] :]
+        before = text[: flat[0][1]]
+        for tokens in sentences:
             count += 1
             rows, shown = [], []
-            for k, tok in enumerate(tokens, 1):
+            k = 1
+            for j, tok in enumerate(tokens):
+                form, words = tok[0], tok[3]
                 misc = []
-                if tok.i == words[0].i and before:
+                if tok is flat[0] and before:
                     misc.append(f"SpacesBefore={escape(before)}")
-                gap = after[tok.i]
+                gap = after[id(tok)]
                 if gap == "":
                     misc.append("SpaceAfter=No")
                 elif gap != " ":
                     misc.append(f"SpacesAfter={escape(gap)}")
-                rows.append(f"{k}\t{tok.text}\t_\t_\t_\t_\t_\t_\t_\t{'|'.join(misc) or '_'}")
-                shown.append(tok.text + (" " if gap and k < len(tokens) else ""))
+                spacing = "|".join(misc) or "_"
+                if len(words) > 1:  # a multiword token: its range line, then its words
+                    rows.append(f"{k}-{k + len(words) - 1}\t{form}\t_\t_\t_\t_\t_\t_\t_\t{spacing}")
+                    rows += [f"{k + m}\t{w}\t_\t_\t_\t_\t_\t_\t_\t_" for m, w in enumerate(words)]
+                else:
+                    rows.append(f"{k}\t{form}\t_\t_\t_\t_\t_\t_\t_\t{spacing}")
+                k += len(words)
+                shown.append(form + (" " if gap and j < len(tokens) - 1 else ""))
             sent = _build(path, lineno, [f"# sent_id = {count}", f"# text = {''.join(shown)}", *rows], True)
             sent.line = lineno - 2  # messages about a word point at its paragraph's first line
             yield sent
@@ -115,18 +140,39 @@ def misc_value(misc: str, key: str) -> str | None:
 
 
 def rebuild_text(sentences: Iterable[Sentence]) -> str:
-    """The raw text back from sentences read by ``iter_raw`` (tokens and their MISC spacing)."""
+    """The raw text back from sentences read by ``iter_raw`` (tokens, multiword tokens by their
+    surface form, and their MISC spacing)."""
     out: list[str] = []
     for sent in sentences:
-        for i in range(1, len(sent) + 1):
-            misc = sent.lines[sent.word_lines[i]].split("\t")[9]
+        covered = 0  # last word of the latest multiword token
+        for line in sent.lines:
+            if line.startswith("#"):
+                continue
+            cols = line.split("\t")
+            first, dash, last = cols[0].partition("-")
+            if "." in cols[0] or (not dash and int(first) <= covered):
+                continue  # an empty node, or a word of a multiword token
+            if dash:
+                covered = int(last)
+            misc = cols[9]
             before = misc_value(misc, "SpacesBefore")
             if before is not None:
                 out.append(unescape(before))
-            out.append(sent.forms[i])
+            out.append(cols[1])
             after = misc_value(misc, "SpacesAfter")
             if after is not None:
                 out.append(unescape(after))
             elif misc_value(misc, "SpaceAfter") != "No":
                 out.append(" ")
     return "".join(out)
+
+
+def text_of(sentences: Iterable[Sentence]) -> str:
+    """The raw text of gold sentences, for evaluating raw-text parsing: their ``# text`` lines
+    joined by a space, a blank line before each ``# newpar``/``# newdoc``."""
+    paragraphs: list[list[str]] = []
+    for s in sentences:
+        if not paragraphs or any(line.startswith(("# newpar", "# newdoc")) for line in s.lines):
+            paragraphs.append([])
+        paragraphs[-1].append(next(line[len("# text = ") :] for line in s.lines if line.startswith("# text = ")))
+    return "\n\n".join(" ".join(p) for p in paragraphs) + "\n"

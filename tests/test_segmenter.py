@@ -1,0 +1,99 @@
+"""A segmenter trained on the treebank (UDPipe 1's tokenizer): every character of the input kept,
+multiword tokens expanded into their words (English and Greek), its dev scores equal to the
+official CoNLL 2018 scorer's on its own output, and raw text parsed with it from the API's CLI."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from nparse.io.conllu import read_conllu, write_conllu
+from nparse.io.rawtext import iter_raw, rebuild_text, text_of
+
+from .conftest import BUNDLED, SHARED
+
+pytest.importorskip("ufal.udpipe")
+
+from nparse.io.segmenter import Segmenter, train  # noqa: E402
+
+
+def _small_model(tmp: Path, folder: Path, name: str, sentences: int) -> Path:
+    """A segmenter trained for one epoch on the first ``sentences`` of the training file."""
+    chunks = (folder / f"{name}-ud-train.conllu").read_text(encoding="utf-8").split("\n\n")[:sentences]
+    part = tmp / f"{name}.train.conllu"
+    part.write_text("\n\n".join(chunks) + "\n\n", encoding="utf-8")
+    path = tmp / f"{name}.udpipe"
+    path.write_bytes(train(part, None, "epochs=1"))
+    return path
+
+
+@pytest.fixture(scope="module")
+def english(tmp_path_factory) -> Path:
+    return _small_model(tmp_path_factory.mktemp("seg"), BUNDLED, "en_ewt", 3000)
+
+
+def test_every_character_is_kept_and_multiword_tokens_are_expanded(english):
+    text = "  I don't know it.\tIt's   late, I'm told.\n\n\nA new paragraph here \n ends  now.\n"
+    sents = list(iter_raw(text.splitlines(keepends=True), "en", "<t>", Segmenter(english)))
+    assert rebuild_text(sents) == text
+    lines = [line.split("\t") for s in sents for line in s.lines if not line.startswith("#")]
+    ranges = {cols[1]: cols[0] for cols in lines if "-" in cols[0]}
+    assert "don't" in ranges and "I'm" in ranges, ranges
+    words = [cols[1] for cols in lines if "-" not in cols[0]]
+    assert ["do", "n't"] == words[words.index("do") : words.index("do") + 2]
+    assert len(sents) >= 3  # two sentences, then the second paragraph
+
+
+@pytest.mark.skipif(not (SHARED / "el_gdt").is_dir(), reason="Greek GDT not available")
+def test_greek_contractions_are_expanded(tmp_path):
+    model = _small_model(tmp_path, SHARED / "el_gdt", "el_gdt", 1662)
+    text = "Πήγε στην πόλη και στο σπίτι.\n"
+    sents = list(iter_raw([text], "el", "<t>", Segmenter(model)))
+    assert rebuild_text(sents) == text
+    lines = [line.split("\t") for s in sents for line in s.lines if not line.startswith("#")]
+    assert {cols[1] for cols in lines if "-" in cols[0]} >= {"στην", "στο"}
+    words = [cols[1] for cols in lines if "-" not in cols[0]]
+    assert words[1:4] == ["σ", "την", "πόλη"]  # as GDT writes the words of "στην" (lemma σε)
+
+
+def test_dev_scores_equal_the_official_scorer(english, tmp_path):
+    udeval = pytest.importorskip("udtools.udeval")
+    from nparse.eval.aligned import aligned_scores
+
+    gold_path = tmp_path / "gold.conllu"
+    chunks = (BUNDLED / "en_ewt-ud-dev.conllu").read_text(encoding="utf-8").split("\n\n")[:300]
+    gold_path.write_text("\n\n".join(chunks) + "\n\n", encoding="utf-8")
+    gold = read_conllu(gold_path)
+    pred = list(iter_raw(text_of(gold).splitlines(keepends=True), "en", "<dev>", Segmenter(english)))
+    pred_path = tmp_path / "pred.conllu"
+    chains = [[-1] + list(range(len(s))) for s in pred]  # the scorer needs trees: each word heads the next
+    write_conllu(pred, pred_path, chains, [["_", "root"] + ["dep"] * (len(s) - 1) for s in pred])
+    ours = aligned_scores(gold, read_conllu(pred_path, allow_missing_heads=True))
+    official = udeval.evaluate(udeval.load_conllu_file(str(gold_path)), udeval.load_conllu_file(str(pred_path)))
+    for name, key in (("tokens", "Tokens"), ("sentences", "Sentences"), ("words", "Words")):
+        assert round(ours[name].f1, 2) == round(100 * official[key].f1, 2), name
+    assert ours["words"].f1 > 90.0
+
+
+def test_the_parse_cli_splits_raw_text_with_the_segmenter(english, tmp_path, capsys):
+    import sys
+
+    from nparse import parse as parse_cli
+    from nparse.paths import PROJECT_ROOT
+
+    sys.path.insert(0, str(PROJECT_ROOT / "tools"))
+    from fuzz_conllu import untrained_checkpoint
+
+    model = untrained_checkpoint(read_conllu(BUNDLED / "en_ewt-ud-dev.conllu")[:200], tmp_path, ("model.upos_dim=0",))
+
+    source = tmp_path / "story.txt"
+    text = "I don't know. It's late.\n\nA second paragraph.\n"
+    source.write_text(text, encoding="utf-8")
+    out = tmp_path / "out.conllu"
+    args = [f"model={model}", f"input={source}", f"output={out}", "format=raw", "device=cpu"]
+    assert parse_cli.main(args + [f"segmenter={english}"]) == 0, capsys.readouterr().err
+    parsed = read_conllu(out)
+    assert rebuild_text(parsed) == text
+    assert any(line.startswith(("1-2\t", "2-3\t", "3-4\t")) for s in parsed for line in s.lines)
+    assert parse_cli.main(args + [f"segmenter={tmp_path / 'missing.udpipe'}"]) == 1

@@ -1,0 +1,78 @@
+"""Raw-text segmentation against the gold test set: spaCy's rules against a segmenter trained on
+the treebank (UDPipe 1's tokenizer, ``nparse/io/segmenter.py``).
+
+    python tools/segmenter_compare.py [--data en_ewt el_gdt hu_szeged] [--epochs 20]
+                                      [--out runs/segmenters] [--model TAGGER_PARSER.pt ...]
+
+For every treebank the raw text of the test set (its ``# text`` lines, a paragraph per
+``# newpar``, ``rawtext.text_of``) is split by (a) spaCy's blank tokenizer and sentencizer and
+(b) a UDPipe tokenizer trained on the training file (``--epochs``, the dev file choosing the
+epoch; the model is kept in ``--out`` and reused). Prints Tokens/Sentences/Words F1 of each
+(``nparse/eval/aligned.py``, the CoNLL 2018 alignment) and its speed. With ``--model`` (one per
+treebank, a model with a tagger), each segmentation is then tagged and parsed and UPOS/UAS/LAS
+F1 are added.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from pathlib import Path
+
+from nparse.api import Parser, parsed_sentence
+from nparse.eval.aligned import aligned_scores
+from nparse.io.conllu import read_conllu
+from nparse.io.rawtext import iter_raw, text_of
+from nparse.io.segmenter import Segmenter, train
+from nparse.paths import PROJECT_ROOT
+
+TREEBANKS = {
+    "en_ewt": (PROJECT_ROOT / "data" / "ud" / "en_ewt", "en"),
+    "el_gdt": (PROJECT_ROOT.parent / "shared" / "data" / "ud" / "el_gdt", "el"),
+    "hu_szeged": (PROJECT_ROOT.parent / "shared" / "data" / "ud" / "hu_szeged", "hu"),
+}
+METRICS = ("tokens", "sentences", "words", "upos", "uas", "las")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--data", nargs="+", default=list(TREEBANKS))
+    ap.add_argument("--epochs", type=int, default=20)
+    ap.add_argument("--out", default="runs/segmenters")
+    ap.add_argument("--model", nargs="*", default=[], help="a tagger+parser checkpoint per treebank, in --data order")
+    args = ap.parse_args()
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    print("| treebank | segmentation | " + " | ".join(m.capitalize() if m in METRICS[:3] else m.upper() for m in METRICS)
+          + " | segmenting tokens/s | trained in (s) |")  # fmt: skip
+    print("|---" * (len(METRICS) + 4) + "|")
+    for k, name in enumerate(args.data):
+        folder, lang = TREEBANKS[name]
+        gold = read_conllu(folder / f"{name}-ud-test.conllu")
+        text = text_of(gold)
+        model_path = out / f"{name}.e{args.epochs}.udpipe"
+        trained = "-"
+        if not model_path.exists():
+            start = time.perf_counter()
+            model_path.write_bytes(
+                train(folder / f"{name}-ud-train.conllu", folder / f"{name}-ud-dev.conllu", f"epochs={args.epochs}")
+            )
+            trained = f"{time.perf_counter() - start:.0f}"
+        parser = Parser.load(args.model[k], "cpu") if k < len(args.model) else None
+        arms = [("spaCy rules", None, "-"), (f"UDPipe 1 trained ({args.epochs} epochs)", Segmenter(model_path), trained)]
+        for label, segmenter, seconds_trained in arms:
+            start = time.perf_counter()
+            sents = list(iter_raw(text.splitlines(keepends=True), lang, "<test>", segmenter))
+            seconds = time.perf_counter() - start
+            if parser is not None:
+                best = parser.parse_nbest(sents)
+                sents = [parsed_sentence(s, p[0]) for s, p in zip(sents, best)]
+            scores = aligned_scores(gold, sents)
+            words = sum(len(s) for s in sents)
+            cells = [f"{scores[m].f1:.2f}" if m in scores and (parser or m in METRICS[:3]) else "-" for m in METRICS]
+            print(f"| {name} | {label} | " + " | ".join(cells) + f" | {words / seconds:,.0f} | {seconds_trained} |",
+                  flush=True)  # fmt: skip
+
+
+if __name__ == "__main__":
+    main()
