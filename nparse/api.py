@@ -5,7 +5,7 @@ from __future__ import annotations
 import io
 import logging
 from pathlib import Path
-from typing import Iterable, Sequence
+from typing import Callable, Iterable, Sequence
 
 
 from . import checkpoint
@@ -40,6 +40,7 @@ class Parser:
         self.settings = DecodeSettings.from_config(self.config.get("decoder")).for_model(self.config, calibration)
         self.lang = language(self.config)
         self.threads: tuple[int, str] | None = None  # torch CPU threads set by ``load``, and why
+        self.segmenter: Callable[[str], list] | None = None  # raw text splitter kept in the checkpoint
 
     @property
     def beam_size(self) -> int:
@@ -61,6 +62,10 @@ class Parser:
         state = checkpoint.load(path, dev)
         parser = cls(model_from_state(state, dev, path), state.get("config"), state.get("calibration"))
         parser.threads = chosen
+        if "segmenter" in state:  # trained on the treebank: format=raw splits text with it
+            from .io.segmenter import from_checkpoint
+
+            parser.segmenter = from_checkpoint(state)
         return parser
 
     def check_pos(self, sentences: Sequence[Sentence]) -> None:
@@ -141,7 +146,7 @@ class Parser:
                 source = read_utf8(source)
             if not isinstance(source, str):
                 raise TypeError("fmt='raw' takes the text as a string (or a pathlib.Path to a text file)")
-            sentences = list(iter_raw(io.StringIO(source).readlines(), lang or self.lang))
+            sentences = list(iter_raw(io.StringIO(source).readlines(), lang or self.lang, "<text>", self.segmenter))
         elif isinstance(source, (str, Path)):
             if isinstance(source, str) and not Path(source).exists() and any(ch.isspace() for ch in source):
                 raise FileNotFoundError(

@@ -118,7 +118,7 @@ def main(argv: list[str] | None = None) -> int:
             lines = utf8_lines(handle, name)
             parser = Parser.load(args["model"], args["device"] or "auto", threads=threads)
             if fmt == "raw":
-                segmenter = Segmenter(args["segmenter"]) if args["segmenter"] else None
+                segmenter = Segmenter(args["segmenter"]) if args["segmenter"] else parser.segmenter
                 sentences = iter_raw(lines, args["lang"] or parser.lang, name, segmenter)
             else:
                 sentences = iter_conllu(lines, True, name) if fmt == "conllu" else iter_text(lines, name)

@@ -97,3 +97,14 @@ def test_the_parse_cli_splits_raw_text_with_the_segmenter(english, tmp_path, cap
     assert rebuild_text(parsed) == text
     assert any(line.startswith(("1-2\t", "2-3\t", "3-4\t")) for s in parsed for line in s.lines)
     assert parse_cli.main(args + [f"segmenter={tmp_path / 'missing.udpipe'}"]) == 1
+    assert "missing.udpipe: no such file" in capsys.readouterr().err
+
+    # Attached to the checkpoint, the segmenter is used by itself (CLI and API).
+    import nparse
+    from nparse.io.segmenter import attach
+
+    attach(model, english.read_bytes())
+    assert parse_cli.main(args) == 0
+    assert read_conllu(out)[0].lines == parsed[0].lines
+    api = nparse.load(model, "cpu").parse(text, fmt="raw")
+    assert [s.forms for s in api] == [s.forms for s in parsed] and rebuild_text(api) == text

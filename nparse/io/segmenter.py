@@ -9,15 +9,19 @@ keeps each token's character range, from which ``rawtext.iter_raw`` rebuilds eve
 of the input. A character BiLSTM of our own was not built or measured.
 
     python -m nparse.segmenter train=TRAIN.conllu [dev=DEV.conllu] out=MODEL.udpipe [epochs=20]
+                               [attach=runs/.../best.pt]
 
 writes the model and prints its dev Tokens/Sentences/Words F1 (``nparse/eval/aligned.py``);
 ``python -m nparse.parse ... format=raw segmenter=MODEL.udpipe`` then splits raw text with it.
+``attach=`` also stores it in a parser's checkpoint (key ``segmenter``), whose ``format=raw``
+parsing (CLI and API) then uses it by itself; models without one keep spaCy's rules.
 """
 
 from __future__ import annotations
 
 import re
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -69,10 +73,22 @@ class Segmenter:
     def __init__(self, path: str | Path):
         udpipe = _udpipe()
         self.udpipe = udpipe
+        if not Path(path).is_file():
+            raise FileNotFoundError(f"segmenter={path}: no such file")
         self.model = udpipe.Model.load(str(path))
         if self.model is None:
             raise ValueError(f"segmenter={path}: not a UDPipe model")
         self.path = str(path)
+
+    @classmethod
+    def from_bytes(cls, data: bytes, name: str = "the checkpoint's segmenter") -> "Segmenter":
+        """A segmenter from a model's bytes (as a checkpoint keeps them: UDPipe loads from files)."""
+        with tempfile.TemporaryDirectory() as folder:
+            path = Path(folder) / "segmenter.udpipe"
+            path.write_bytes(data)
+            segmenter = cls(path)
+        segmenter.path = name
+        return segmenter
 
     def __call__(self, text: str) -> list[list[Token]]:
         tokenizer = self.model.newTokenizer("ranges")
@@ -116,18 +132,39 @@ def _range(misc: str) -> tuple[int, int]:
     return int(found[1]), int(found[2])
 
 
+def attach(checkpoint_path: str | Path, model: bytes) -> None:
+    """Store a segmenter in a parser's checkpoint (as a uint8 tensor: checkpoints hold tensors)."""
+    import torch
+
+    from .. import checkpoint
+
+    state = checkpoint.load(checkpoint_path)
+    state["segmenter"] = torch.frombuffer(bytearray(model), dtype=torch.uint8)
+    checkpoint.save_atomic(state, checkpoint_path)
+
+
+def from_checkpoint(state: dict) -> Segmenter | None:
+    data = state.get("segmenter")
+    return None if data is None else Segmenter.from_bytes(bytes(data.numpy().tobytes()))
+
+
 def main(argv: list[str] | None = None) -> int:
     from ..cli import parse_args
     from ..eval.aligned import aligned_scores
     from .conllu import read_conllu
     from .rawtext import iter_raw, text_of
 
-    args = parse_args(argv, required=("train", "out"), optional={"dev": None, "epochs": "20"}, usage=__doc__)
+    args = parse_args(
+        argv, required=("train", "out"), optional={"dev": None, "epochs": "20", "attach": None}, usage=__doc__
+    )
     try:
         start = time.perf_counter()
         model = train(args["train"], args["dev"], f"epochs={int(args['epochs'])}")
         Path(args["out"]).write_bytes(model)
         print(f"segmenter trained in {time.perf_counter() - start:.0f} s: {args['out']}", file=sys.stderr)
+        if args["attach"]:
+            attach(args["attach"], model)
+            print(f"attached to {args['attach']}", file=sys.stderr)
         if args["dev"]:
             gold = read_conllu(args["dev"])
             text = text_of(gold)
