@@ -529,7 +529,9 @@ def test_beam_presets_compose_into_valid_global_settings(exp):
     assert cfg.trainer.name == "global" and settings.beam_size == 8 and cfg.decoder.beam_size == 8
     check_completion(cfg, settings)
     assert bool(cfg.model.completion.factors) == ("completion" in exp)
-    if exp.startswith("completion_"):
+    if exp.startswith("completion_eager_swap_"):  # the paper's system (Bohnet & Kuhn 2012)
+        assert cfg.system.name == "arceager_swap" and cfg.oracle.name == "eager"
+    elif exp.startswith("completion_"):
         assert cfg.system.name == "swapstandard" and cfg.oracle.name == "ndall"
 
 
