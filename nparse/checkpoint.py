@@ -82,8 +82,4 @@ def model_from_state(state: dict, device: torch.device, path: str | Path | None 
         where = f"{path}: " if path else ""
         first = str(err).splitlines()[0] if str(err) else type(err).__name__
         raise ValueError(f"{where}damaged or incompatible nparse checkpoint ({first})") from err
-    model = model.to(device).eval()
-    cache = model.encoder.char_cache
-    if cache is not None and "char_vectors" in state:  # the training forms' vectors, saved with the weights
-        cache.preload(list(state["char_forms"]), state["char_vectors"].to(device), list(model.encoder.chars.parameters()))
-    return model
+    return model.to(device).eval()

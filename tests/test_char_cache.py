@@ -46,36 +46,3 @@ def test_the_cache_is_bounded_and_unused_in_training():
     enc.char_cache.rows.clear()
     out = enc._char_vectors(batches[0], torch.device("cpu"))
     assert out.requires_grad and not enc.char_cache.rows
-
-
-def test_preloaded_training_forms_stay_pinned_and_equal_fresh_vectors():
-    enc, batches = _encoder_and_batches(cache=400)
-    forms = sorted({f for b in batches[:1] for row in b.forms for f in row})[:150]
-    fresh = enc.char_vectors_of(forms)
-    assert enc.char_cache is not None and not enc.char_cache.rows  # computed without the cache
-    enc.char_cache.preload(forms, fresh, list(enc.chars.parameters()))
-    assert enc.char_cache.pinned == 150
-    with torch.no_grad():
-        for b in batches:  # more forms than fit: the cache overflows and keeps its pinned rows
-            enc._char_vectors(b, torch.device("cpu"))
-        assert all(f in enc.char_cache.rows for f in forms) and len(enc.char_cache.rows) <= 400
-        enc.char_cache.rows = {f: k for f, k in enc.char_cache.rows.items() if f in forms}
-        torch.testing.assert_close(enc.char_cache.table[[enc.char_cache.rows[f] for f in forms]], fresh)
-        for p in enc.chars.parameters():  # new weights: pinned vectors go too
-            p.mul_(1.5)
-        enc._char_vectors(batches[0], torch.device("cpu"))
-        assert enc.char_cache.pinned == 0
-
-
-def test_best_checkpoint_brings_the_training_forms_vectors(tiny_run):
-    from nparse import checkpoint
-    from nparse.checkpoint import model_from_state
-
-    state = checkpoint.load(tiny_run / "best.pt")
-    assert len(state["char_forms"]) == state["char_vectors"].shape[0] > 500
-    model = model_from_state(state, torch.device("cpu"))
-    cache = model.encoder.char_cache
-    assert cache is not None and cache.pinned == len(state["char_forms"])
-    forms = state["char_forms"][:50]
-    cache.clear()
-    torch.testing.assert_close(model.encoder.char_vectors_of(forms), state["char_vectors"][:50], rtol=0, atol=1e-5)

@@ -9,7 +9,7 @@ replaced by the unknown word with probability alpha / (alpha + count(word)).
 from __future__ import annotations
 
 import logging
-from typing import Any, Callable
+from typing import Callable
 from pathlib import Path
 
 import torch
@@ -79,27 +79,14 @@ class CharEncoder(nn.Module):
         return torch.cat([h[0], h[1]], dim=-1)
 
 
-class _FormsBatch:
-    """Just enough of a ``Batch`` for ``Encoder._char_vectors``: the forms as one row."""
-
-    def __init__(self, forms: list[str]):
-        self.forms = [forms]
-        self.width = len(forms)
-
-
-def _forms_batch(forms: list[str]) -> Any:
-    return _FormsBatch(forms)
-
-
 class CharCache:
     """Character vectors of word forms kept across batches while parsing.
 
     A form's vector depends only on its characters and the character encoder's weights, and
     running the character BiLSTM was about 10% of parsing time, mostly on forms seen in earlier
     batches. Used in evaluation mode without gradients only. Memory is bounded: at ``size``
-    forms the table starts again from its ``pinned`` forms (the training forms a checkpoint
-    brings, ``preload``). It is emptied whenever the weights change (their storage or version
-    counter: an optimizer step, ``load_state_dict``, weight averaging, a move to another device)."""
+    forms the table starts again empty. It is emptied whenever the weights change (their storage
+    or version counter: an optimizer step, ``load_state_dict``, weight averaging)."""
 
     def __init__(self, size: int):
         self.size = size
@@ -109,32 +96,18 @@ class CharCache:
         self.rows: dict[str, int] = {}
         self.table: torch.Tensor | None = None
         self.key: tuple = ()
-        self.pinned = 0
-
-    def preload(self, forms: list[str], vectors: torch.Tensor, params: list[torch.Tensor]) -> None:
-        """Pin the vectors of ``forms`` (computed with the current weights, e.g. saved with them)."""
-        forms = forms[: self.size // 2]  # keep room for the forms met while parsing
-        self.clear()
-        self.key = tuple((p.data_ptr(), p._version) for p in params)
-        self.table = vectors.new_empty((self.size, vectors.shape[1]))
-        self.table[: len(forms)] = vectors[: len(forms)]
-        self.rows = {f: k for k, f in enumerate(forms)}
-        self.pinned = len(self.rows)
 
     def vectors(self, forms: list[str], params: list[torch.Tensor], compute: Callable[[list[str]], torch.Tensor]) -> torch.Tensor:
         """[len(forms), dim] vectors of distinct ``forms``; ``compute`` runs on the missing ones."""
-        key = tuple((p.data_ptr(), p._version) for p in params)
-        if key != self.key:
-            self.clear()
-            self.key = key
-        if len(forms) > self.size - self.pinned:  # more than ever fits beside the pinned forms
+        if len(forms) > self.size:
             return compute(forms)
-        if len(self.rows) + len(forms) > self.size:  # full: back to the pinned forms
-            self.rows = {f: k for f, k in self.rows.items() if k < self.pinned}
+        key = tuple((p.data_ptr(), p._version) for p in params)
+        if key != self.key or len(self.rows) + len(forms) > self.size:
+            self.rows, self.table, self.key = {}, None, key
         missing = [f for f in forms if f not in self.rows]
         if missing:
             new = compute(missing)
-            start = len(self.rows)  # rows are filled in order: the next free one
+            start = len(self.rows)
             if self.table is None:
                 self.table = new.new_empty((self.size, new.shape[1]))
             self.table[start : start + len(missing)] = new
@@ -191,21 +164,6 @@ class Encoder(nn.Module):
         drop = word_dropout / (word_dropout + counts) if word_dropout > 0 else torch.zeros_like(counts)
         drop[:3] = 0.0  # never drop padding, unknown or root
         self.register_buffer("drop_prob", drop, persistent=False)
-
-    def char_vectors_of(self, forms: list[str], chunk: int = 4096) -> torch.Tensor:
-        """Character vectors of word forms (evaluation mode, no gradients), in chunks."""
-        assert self.chars is not None
-        device = self.words.weight.device
-        was_training, cache = self.training, self.char_cache
-        self.eval()
-        self.char_cache = None  # computed afresh, not read from (or left in) the cache
-        try:
-            with torch.no_grad():
-                parts = [self._char_vectors(_forms_batch(forms[i : i + chunk]), device) for i in range(0, len(forms), chunk)]
-        finally:
-            self.train(was_training)
-            self.char_cache = cache
-        return torch.cat([p[0] for p in parts]) if parts else torch.empty(0, self.chars.out_dim)
 
     @property
     def uses_pos(self) -> bool:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import logging
-from collections import Counter
 from pathlib import Path
 
 import torch
@@ -82,15 +81,3 @@ def parameter_groups(model: ParserModel, completion_lr: float | None) -> list[di
     factors = list(model.completion.parameters())
     ids = {id(p) for p in factors}
     return [{"params": [p for p in model.parameters() if id(p) not in ids]}, {"params": factors, "lr": float(completion_lr)}]
-
-
-def char_cache_state(model: ParserModel, train: list[Sentence]) -> dict:
-    """The character vectors of the training data's most frequent forms (up to half the parsing
-    cache, ``model.char_cache``), saved with the weights that computed them, so that parsing
-    computes only the forms training never saw: the character BiLSTM was 13% of greedy parsing."""
-    cache = model.encoder.char_cache
-    if cache is None:
-        return {}
-    counts = Counter(f for s in train for f in s.forms[1:])
-    forms = [f for f, _ in counts.most_common(cache.size // 2)]
-    return {"char_forms": forms, "char_vectors": model.encoder.char_vectors_of(forms).cpu()}

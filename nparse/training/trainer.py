@@ -35,7 +35,7 @@ from .calibration import calibrate
 from .curves import epoch_line, epoch_stats, new_window, write_epoch, write_window
 from .data import check_not_empty, load_data, prepare_examples, report_skipped
 from .distributed import NoWriter, Ranks, barrier, gather_counters, sum_gradients, total
-from .models import char_cache_state, fine_tuned_model, new_model, parameter_groups
+from .models import fine_tuned_model, new_model, parameter_groups
 from .objectives import build_objective
 from .resume import Preempted, log_to, preempted, resumed_config, stop_signals
 from .schedule import lr_schedule
@@ -273,8 +273,6 @@ class Trainer:
             "history": self.history,
             "calibration": self.calibration,
         }
-        if not with_optimizer:  # a model to parse with: the training forms' character vectors too
-            state.update(char_cache_state(self.model, self.data.train))
         if with_optimizer:
             state["optimizer"] = self.optimizer.state_dict()
             state["scheduler"] = self.scheduler.state_dict()
