@@ -5,7 +5,7 @@ from __future__ import annotations
 import io
 import logging
 from pathlib import Path
-from typing import Callable, Iterable, Sequence
+from typing import Any, Callable, Iterable, Sequence
 
 
 from . import checkpoint
@@ -40,7 +40,8 @@ class Parser:
         self.settings = DecodeSettings.from_config(self.config.get("decoder")).for_model(self.config, calibration)
         self.lang = language(self.config)
         self.threads: tuple[int, str] | None = None  # torch CPU threads set by ``load``, and why
-        self.segmenter: Callable[[str], list] | None = None  # raw text splitter kept in the checkpoint
+        self.segmenter_state: Any = None  # a trained raw-text segmenter kept in the checkpoint
+        self._segmenter: Callable[[str], list] | None = None
 
     @property
     def beam_size(self) -> int:
@@ -62,11 +63,18 @@ class Parser:
         state = checkpoint.load(path, dev)
         parser = cls(model_from_state(state, dev, path), state.get("config"), state.get("calibration"))
         parser.threads = chosen
-        if "segmenter" in state:  # trained on the treebank: format=raw splits text with it
+        parser.segmenter_state = state.get("segmenter")
+        return parser
+
+    @property
+    def segmenter(self) -> Callable[[str], list] | None:
+        """The checkpoint's trained segmenter (``python -m nparse.segmenter attach=``), built on
+        first use so that parsing CoNLL-U never needs its package; None: spaCy's rules."""
+        if self._segmenter is None and self.segmenter_state is not None:
             from .io.segmenter import from_checkpoint
 
-            parser.segmenter = from_checkpoint(state)
-        return parser
+            self._segmenter = from_checkpoint({"segmenter": self.segmenter_state})
+        return self._segmenter
 
     def check_pos(self, sentences: Sequence[Sentence]) -> None:
         enc = self.model.encoder

@@ -39,7 +39,7 @@ def _cpu_ticks(cpus: set[int]) -> tuple[int, int] | None:
         return None
     busy = total = 0
     for line in lines:
-        name, *values = line.split()
+        name, *values = line.split() or [""]
         if name.startswith("cpu") and name[3:].isdigit() and int(name[3:]) in cpus:
             ticks = [int(v) for v in values[:8]]  # user nice system idle iowait irq softirq steal
             total += sum(ticks)
