@@ -69,7 +69,7 @@ def choose_threads(
 ) -> tuple[int, str]:
     """Torch CPU threads and why. In order: an explicit ``setting`` (> 0); the CPUs a job was
     given (``SLURM_CPUS_PER_TASK``, then ``OMP_NUM_THREADS``); else the CPUs this process may use
-    less those other processes keep busy now (``busy_cpus``), at least one. More threads than
+    less those other processes keep busy (``busy_cpus``, measured once per process), at least one. More threads than
     free CPUs make torch's threads wait for each other: with one other busy process on two
     cores, parsing ran 2-2.5x slower with two threads than with one. Measured once, at start-up."""
     if setting:
@@ -79,12 +79,19 @@ def choose_threads(
         value = env.get(variable, "")
         if value.isdigit() and int(value) > 0:
             return int(value), f"from {variable}"
+    if cpus is None and busy is None:
+        if not _MEASURED:  # once per process: a second load must not wait another quarter second
+            _MEASURED.append(choose_threads(None, env, allowed_cpus(), None))
+        return _MEASURED[0]
     cpus = allowed_cpus() if cpus is None else cpus
     if len(cpus) == 1:
         return 1, "1 CPU allowed"
     busy = busy_cpus(cpus) if busy is None else busy
     threads = max(1, min(len(cpus), len(cpus) - round(busy)))
     return threads, f"{len(cpus)} CPUs allowed, {busy:.1f} kept busy by other processes"
+
+
+_MEASURED: list[tuple[int, str]] = []  # the automatic choice, made once per process
 
 
 def set_threads(setting: int | None, log: logging.Logger | None = None) -> tuple[int, str]:
