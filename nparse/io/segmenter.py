@@ -157,18 +157,19 @@ def main(argv: list[str] | None = None) -> int:
     args = parse_args(
         argv, required=("train", "out"), optional={"dev": None, "epochs": "20", "attach": None}, usage=__doc__
     )
+    train_path, out, dev, attach_to = str(args["train"]), str(args["out"]), args["dev"], args["attach"]
     try:
         start = time.perf_counter()
-        model = train(args["train"], args["dev"], f"epochs={int(args['epochs'])}")
-        Path(args["out"]).write_bytes(model)
-        print(f"segmenter trained in {time.perf_counter() - start:.0f} s: {args['out']}", file=sys.stderr)
-        if args["attach"]:
-            attach(args["attach"], model)
-            print(f"attached to {args['attach']}", file=sys.stderr)
-        if args["dev"]:
-            gold = read_conllu(args["dev"])
+        model = train(train_path, dev, f"epochs={int(str(args['epochs']))}")
+        Path(out).write_bytes(model)
+        print(f"segmenter trained in {time.perf_counter() - start:.0f} s: {out}", file=sys.stderr)
+        if attach_to:
+            attach(attach_to, model)
+            print(f"attached to {attach_to}", file=sys.stderr)
+        if dev:
+            gold = read_conllu(dev)
             text = text_of(gold)
-            predicted = list(iter_raw(text.splitlines(keepends=True), "xx", "<dev>", Segmenter(args["out"])))
+            predicted = list(iter_raw(text.splitlines(keepends=True), "xx", "<dev>", Segmenter(out)))
             scores = aligned_scores(gold, predicted)
             print(" ".join(f"{k} {scores[k].f1:.2f}" for k in ("tokens", "sentences", "words")))
     except (OSError, ValueError) as err:

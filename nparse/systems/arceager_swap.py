@@ -43,7 +43,7 @@ SWAP = 4
 class ArcEagerSwap(ArcEager):
     name = "arceager_swap"
     code = kernel.CODE
-    actions = ("SHIFT", "LEFT", "RIGHT", "REDUCE", "SWAP")
+    actions = ("SHIFT", "LEFT", "RIGHT", "REDUCE", "SWAP")  # type: ignore[assignment]  # arc-eager's and SWAP
 
     def legal(self, c: Config) -> list[bool]:
         flags = self.named(super().legal(c))
