@@ -71,7 +71,7 @@ def choose_threads(
     given (``SLURM_CPUS_PER_TASK``, then ``OMP_NUM_THREADS``); else the CPUs this process may use
     less those other processes keep busy (``busy_cpus``, measured once per process), at least one. More threads than
     free CPUs make torch's threads wait for each other: with one other busy process on two
-    cores, parsing ran 2-2.5x slower with two threads than with one. Measured once, at start-up."""
+    cores, parsing ran 2-2.5x slower with two threads than with one. Measured once per process."""
     if setting:
         return int(setting), "set explicitly"
     env = os.environ if env is None else env
