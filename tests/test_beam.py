@@ -151,7 +151,7 @@ def test_batches_respect_sentence_and_token_caps():
 
 
 # Quadratic systems walk every word pair: a random model takes about n^2/4 steps on n words.
-LONG = {"covington": 300}
+LONG = {"covington": 300, "arceager_swap": 300}  # arc-eager + SWAP: SWAP is legal whenever s0 < b0
 
 
 @pytest.mark.slow
