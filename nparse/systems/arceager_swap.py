@@ -32,7 +32,7 @@ from __future__ import annotations
 
 from typing import Hashable, Sequence
 
-from ..trees import projective_order
+from ..trees import is_ancestor, projective_order
 from .arceager import LEFT, REDUCE, RIGHT, SHIFT, ArcEager
 from .base import NONE, Config, Gold, StaticOracle
 from .kernels import arceager_swap as kernel
@@ -47,8 +47,11 @@ class ArcEagerSwap(ArcEager):
 
     def legal(self, c: Config) -> list[bool]:
         flags = self.named(super().legal(c))
-        s0, buffer = c.stack[-1], c.buffer
-        flags["RIGHT"] = flags["RIGHT"] and c.heads[buffer[-1]] == NONE  # a swapped word may have its head
+        s0, buffer, heads = c.stack[-1], c.buffer, c.heads
+        if buffer:  # a swapped-back b0 may have its head, or descend from s0: no cycles
+            b0 = buffer[-1]
+            flags["LEFT"] = flags["LEFT"] and not is_ancestor(heads, s0, b0)
+            flags["RIGHT"] = flags["RIGHT"] and heads[b0] == NONE and not is_ancestor(heads, b0, s0)
         return self.flags(**flags, SWAP=bool(buffer) and 0 < s0 < buffer[-1])
 
     def _apply(self, c: Config, a: int) -> None:

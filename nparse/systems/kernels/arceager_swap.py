@@ -8,7 +8,7 @@ from numba import njit
 
 from ..base import NONE
 from . import arceager, archybrid_swap
-from .rows import L_HEADS, L_NB, buffer, top
+from .rows import L_HEADS, L_NB, buffer, is_ancestor, top
 
 CODE = 7
 
@@ -30,8 +30,9 @@ def legal(row, off, root_end, out):
         out[4] = False
         return
     b0 = buffer(row, off, 0)
-    out[2] = out[2] and row[off[L_HEADS] + b0] == NONE
     s0 = top(row, off, 0)
+    out[1] = out[1] and not is_ancestor(row, off, s0, b0)  # a swapped-back b0 may descend from s0
+    out[2] = out[2] and row[off[L_HEADS] + b0] == NONE and not is_ancestor(row, off, b0, s0)
     out[4] = 0 < s0 and s0 < b0
 
 
