@@ -1,10 +1,57 @@
-"""``python -m nparse.segmenter``: train a segmenter on a treebank (see ``nparse/io/segmenter.py``)."""
+"""``python -m nparse.segmenter``: train a segmenter on a treebank (``nparse/io/segmenter.py``),
+report its dev scores and optionally attach it to a parser's checkpoint."""
 
 from __future__ import annotations
 
 import sys
+import time
+from pathlib import Path
 
-from .io.segmenter import main
+from .cli import parse_args
+from .eval.aligned import aligned_scores
+from .io.conllu import read_conllu
+from .io.rawtext import iter_raw, text_of
+from .io.segmenter import Segmenter, train
+from .io import segmenter as _segmenter
+
+USAGE = _segmenter.__doc__ or ""
+
+
+def attach(checkpoint_path: str | Path, model: bytes) -> None:
+    """Store a segmenter in a parser's checkpoint (as a uint8 tensor: checkpoints hold tensors)."""
+    import torch
+
+    from . import checkpoint
+
+    state = checkpoint.load(checkpoint_path)
+    state["segmenter"] = torch.frombuffer(bytearray(model), dtype=torch.uint8)
+    checkpoint.save_atomic(state, checkpoint_path)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(
+        argv, required=("train", "out"), optional={"dev": None, "epochs": "20", "attach": None}, usage=USAGE
+    )
+    train_path, out, dev, attach_to = str(args["train"]), str(args["out"]), args["dev"], args["attach"]
+    try:
+        start = time.perf_counter()
+        model = train(train_path, dev, f"epochs={int(str(args['epochs']))}")
+        Path(out).write_bytes(model)
+        print(f"segmenter trained in {time.perf_counter() - start:.0f} s: {out}", file=sys.stderr)
+        if attach_to:
+            attach(attach_to, model)
+            print(f"attached to {attach_to}", file=sys.stderr)
+        if dev:
+            gold = read_conllu(dev)
+            text = text_of(gold)
+            predicted = list(iter_raw(text.splitlines(keepends=True), "xx", "<dev>", Segmenter(out)))
+            scores = aligned_scores(gold, predicted)
+            print(" ".join(f"{k} {scores[k].f1:.2f}" for k in ("tokens", "sentences", "words")))
+    except (OSError, ValueError) as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 1
+    return 0
+
 
 if __name__ == "__main__":
     sys.exit(main())

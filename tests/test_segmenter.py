@@ -101,7 +101,7 @@ def test_the_parse_cli_splits_raw_text_with_the_segmenter(english, tmp_path, cap
 
     # Attached to the checkpoint, the segmenter is used by itself (CLI and API).
     import nparse
-    from nparse.io.segmenter import attach
+    from nparse.segmenter import attach
 
     attach(model, english.read_bytes())
     assert parse_cli.main(args) == 0

@@ -20,9 +20,7 @@ parsing (CLI and API) then uses it by itself; models without one keep spaCy's ru
 from __future__ import annotations
 
 import re
-import sys
 import tempfile
-import time
 from pathlib import Path
 from typing import Any
 
@@ -132,51 +130,6 @@ def _range(misc: str) -> tuple[int, int]:
     return int(found[1]), int(found[2])
 
 
-def attach(checkpoint_path: str | Path, model: bytes) -> None:
-    """Store a segmenter in a parser's checkpoint (as a uint8 tensor: checkpoints hold tensors)."""
-    import torch
-
-    from .. import checkpoint
-
-    state = checkpoint.load(checkpoint_path)
-    state["segmenter"] = torch.frombuffer(bytearray(model), dtype=torch.uint8)
-    checkpoint.save_atomic(state, checkpoint_path)
-
-
 def from_checkpoint(state: dict) -> Segmenter | None:
     data = state.get("segmenter")
     return None if data is None else Segmenter.from_bytes(bytes(data.numpy().tobytes()))
-
-
-def main(argv: list[str] | None = None) -> int:
-    from ..cli import parse_args
-    from ..eval.aligned import aligned_scores
-    from .conllu import read_conllu
-    from .rawtext import iter_raw, text_of
-
-    args = parse_args(
-        argv, required=("train", "out"), optional={"dev": None, "epochs": "20", "attach": None}, usage=__doc__
-    )
-    train_path, out, dev, attach_to = str(args["train"]), str(args["out"]), args["dev"], args["attach"]
-    try:
-        start = time.perf_counter()
-        model = train(train_path, dev, f"epochs={int(str(args['epochs']))}")
-        Path(out).write_bytes(model)
-        print(f"segmenter trained in {time.perf_counter() - start:.0f} s: {out}", file=sys.stderr)
-        if attach_to:
-            attach(attach_to, model)
-            print(f"attached to {attach_to}", file=sys.stderr)
-        if dev:
-            gold = read_conllu(dev)
-            text = text_of(gold)
-            predicted = list(iter_raw(text.splitlines(keepends=True), "xx", "<dev>", Segmenter(out)))
-            scores = aligned_scores(gold, predicted)
-            print(" ".join(f"{k} {scores[k].f1:.2f}" for k in ("tokens", "sentences", "words")))
-    except (OSError, ValueError) as err:
-        print(f"error: {err}", file=sys.stderr)
-        return 1
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())
