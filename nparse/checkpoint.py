@@ -83,3 +83,11 @@ def model_from_state(state: dict, device: torch.device, path: str | Path | None 
         first = str(err).splitlines()[0] if str(err) else type(err).__name__
         raise ValueError(f"{where}damaged or incompatible nparse checkpoint ({first})") from err
     return model.to(device).eval()
+
+
+def attach_segmenter(path: str | Path, model: bytes) -> None:
+    """Store a trained segmenter (``io/segmenter.py``) in a checkpoint, as a uint8 tensor (reads
+    take tensors and plain data only)."""
+    state = load(path)
+    state["segmenter"] = torch.frombuffer(bytearray(model), dtype=torch.uint8)
+    save_atomic(state, path)

@@ -59,6 +59,8 @@ class ModelConfig:
     label_hidden: int = MISSING
     tagger: bool = MISSING
     tagger_hidden: int = MISSING
+    segmenter: bool = False
+    segmenter_epochs: int = 20
     lowercase: bool = MISSING
     pretrained: Optional[str] = MISSING
     pretrained_max: int = MISSING

@@ -17,17 +17,6 @@ from .io import segmenter as _segmenter
 USAGE = _segmenter.__doc__ or ""
 
 
-def attach(checkpoint_path: str | Path, model: bytes) -> None:
-    """Store a segmenter in a parser's checkpoint (as a uint8 tensor: checkpoints hold tensors)."""
-    import torch
-
-    from . import checkpoint
-
-    state = checkpoint.load(checkpoint_path)
-    state["segmenter"] = torch.frombuffer(bytearray(model), dtype=torch.uint8)
-    checkpoint.save_atomic(state, checkpoint_path)
-
-
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(
         argv, required=("train", "out"), optional={"dev": None, "epochs": "20", "attach": None}, usage=USAGE
@@ -39,7 +28,9 @@ def main(argv: list[str] | None = None) -> int:
         Path(out).write_bytes(model)
         print(f"segmenter trained in {time.perf_counter() - start:.0f} s: {out}", file=sys.stderr)
         if attach_to:
-            attach(attach_to, model)
+            from .checkpoint import attach_segmenter
+
+            attach_segmenter(attach_to, model)
             print(f"attached to {attach_to}", file=sys.stderr)
         if dev:
             gold = read_conllu(dev)

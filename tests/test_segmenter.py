@@ -101,10 +101,45 @@ def test_the_parse_cli_splits_raw_text_with_the_segmenter(english, tmp_path, cap
 
     # Attached to the checkpoint, the segmenter is used by itself (CLI and API).
     import nparse
-    from nparse.segmenter import attach
+    from nparse.checkpoint import attach_segmenter
 
-    attach(model, english.read_bytes())
+    attach_segmenter(model, english.read_bytes())
     assert parse_cli.main(args) == 0
     assert read_conllu(out)[0].lines == parsed[0].lines
     api = nparse.load(model, "cpu").parse(text, fmt="raw")
     assert [s.forms for s in api] == [s.forms for s in parsed] and rebuild_text(api) == text
+
+
+def test_training_with_model_segmenter_keeps_it_in_the_checkpoint(tmp_path):
+    """``model.segmenter=true``: the run trains a segmenter after the parser, scores its dev
+    segmentation and the test set's raw text, and the checkpoint parses raw text with it."""
+    from nparse import checkpoint, load
+
+    from .conftest import run_train
+
+    def head(split: str, n: int) -> Path:
+        path = tmp_path / f"{split}.conllu"
+        write_conllu(read_conllu(BUNDLED / f"en_ewt-ud-{split}.conllu")[:n], path)
+        return path
+
+    run = tmp_path / "run"
+    metrics = run_train(run, "+exp=archybrid_dynamic_tagger", "data.max_train_sentences=300", "trainer.epochs=1",
+                        f"data.dev={head('dev', 80)}", f"data.test={head('test', 80)}", "trainer.threads=1",
+                        "model.segmenter=true", "model.segmenter_epochs=1")  # fmt: skip
+    seg = metrics["segmenter"]
+    assert set(seg["dev"]) == {"tokens", "sentences", "words", "tokens_per_second"}
+    assert seg["dev"]["tokens"] > 90.0
+    assert {"tokens", "sentences", "words", "upos", "uas", "las"} <= set(seg["test_raw"])
+    assert 0.0 < seg["test_raw"]["las"] <= seg["test_raw"]["uas"] <= 100.0
+    for name in ("best.pt", "last.pt"):
+        assert checkpoint.load(run / name).get("segmenter") is not None, name
+    text = "It rained all day. We stayed home and read.\n"
+    parsed = load(run / "best.pt", "cpu").parse(text, fmt="raw")
+    assert rebuild_text(parsed) == text
+
+
+def test_model_segmenter_epochs_must_be_positive():
+    from nparse.training.settings import check_segmenter
+
+    with pytest.raises(ValueError, match="model.segmenter_epochs=0"):
+        check_segmenter(0)

@@ -10,7 +10,8 @@ For every treebank the raw text of the test set (its ``# text`` lines, a paragra
 epoch; the model is kept in ``--out`` and reused). Prints Tokens/Sentences/Words F1 of each
 (``nparse/eval/aligned.py``, the CoNLL 2018 alignment) and its speed. With ``--model`` (one per
 treebank, a model with a tagger), each segmentation is then tagged and parsed and UPOS/UAS/LAS
-F1 are added.
+F1 are added, with a first row for the same model on the gold tokens (what raw text costs), and
+the speed of the whole (segmenting, tagging and parsing).
 """
 
 from __future__ import annotations
@@ -44,8 +45,8 @@ def main() -> None:
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     print("| treebank | segmentation | " + " | ".join(m.capitalize() if m in METRICS[:3] else m.upper() for m in METRICS)
-          + " | segmenting tokens/s | trained in (s) |")  # fmt: skip
-    print("|---" * (len(METRICS) + 4) + "|")
+          + " | segmenting tokens/s | all tokens/s | trained in (s) |")  # fmt: skip
+    print("|---" * (len(METRICS) + 5) + "|")
     for k, name in enumerate(args.data):
         folder, lang = TREEBANKS[name]
         gold = read_conllu(folder / f"{name}-ud-test.conllu")
@@ -59,19 +60,29 @@ def main() -> None:
             )
             trained = f"{time.perf_counter() - start:.0f}"
         parser = Parser.load(args.model[k], "cpu") if k < len(args.model) else None
+        if parser is not None:
+            start = time.perf_counter()
+            best = parser.parse_nbest(gold)
+            seconds = time.perf_counter() - start
+            scores = aligned_scores(gold, [parsed_sentence(s, p[0]) for s, p in zip(gold, best)])
+            words = sum(len(s) for s in gold)
+            print(f"| {name} | gold tokens | " + " | ".join(f"{scores[m].f1:.2f}" for m in METRICS)
+                  + f" | - | {words / seconds:,.0f} | - |", flush=True)  # fmt: skip
         arms = [("spaCy rules", None, "-"), (f"UDPipe 1 trained ({args.epochs} epochs)", Segmenter(model_path), trained)]
         for label, segmenter, seconds_trained in arms:
             start = time.perf_counter()
             sents = list(iter_raw(text.splitlines(keepends=True), lang, "<test>", segmenter))
             seconds = time.perf_counter() - start
+            total = "-"
+            words = sum(len(s) for s in sents)
             if parser is not None:
                 best = parser.parse_nbest(sents)
                 sents = [parsed_sentence(s, p[0]) for s, p in zip(sents, best)]
+                total = f"{words / (time.perf_counter() - start):,.0f}"
             scores = aligned_scores(gold, sents)
-            words = sum(len(s) for s in sents)
             cells = [f"{scores[m].f1:.2f}" if m in scores and (parser or m in METRICS[:3]) else "-" for m in METRICS]
-            print(f"| {name} | {label} | " + " | ".join(cells) + f" | {words / seconds:,.0f} | {seconds_trained} |",
-                  flush=True)  # fmt: skip
+            print(f"| {name} | {label} | " + " | ".join(cells)
+                  + f" | {words / seconds:,.0f} | {total} | {seconds_trained} |", flush=True)  # fmt: skip
 
 
 if __name__ == "__main__":

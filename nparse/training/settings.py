@@ -140,6 +140,18 @@ def check_settings(cfg: DictConfig) -> None:
     lr = OmegaConf.select(cfg, "trainer.lr")
     if isinstance(lr, bool) or not isinstance(lr, (int, float)) or lr <= 0:
         raise ValueError(f"trainer.lr={lr}: expected a positive number")
+    if cfg.model.get("segmenter"):
+        check_segmenter(int(cfg.model.get("segmenter_epochs") or 0))
+
+
+def check_segmenter(epochs: int) -> None:
+    """``model.segmenter=true`` needs UDPipe 1: say so before the parser trains for hours."""
+    if epochs < 1:
+        raise ValueError(f"model.segmenter_epochs={epochs}: must be at least 1")
+    try:
+        import ufal.udpipe  # noqa: F401
+    except ImportError:
+        raise ValueError('model.segmenter=true needs UDPipe 1: pip install -e ".[segmenter]"') from None
 
 
 def device_and_precision(tc: Any, local_rank: int | None) -> tuple[torch.device, str]:

@@ -1,0 +1,71 @@
+"""``model.segmenter=true``: a raw-text segmenter trained with the parser and kept in its checkpoint.
+
+After the parser's last epoch, UDPipe 1's tokenizer (``nparse/io/segmenter.py``) is trained on
+``data.train``; UDPipe evaluates it on ``data.dev`` after each of its epochs and keeps the best.
+It is stored in ``best.pt`` and ``last.pt`` (``format=raw`` parsing then uses it), its dev
+Tokens/Sentences/Words F1 are logged, and the test set's raw text (its ``# text`` lines) is
+split, tagged and parsed by the best model and scored against gold with the CoNLL 2018
+alignment, which shows in one number what raw text costs against gold tokens.
+"""
+
+from __future__ import annotations
+
+import logging
+import tempfile
+import time
+from pathlib import Path
+from typing import Any, Callable
+
+from ..eval.aligned import aligned_scores
+from ..io.conllu import Sentence, read_conllu, write_conllu
+from ..io.rawtext import iter_raw, text_of
+from ..io.segmenter import Segmenter, train
+
+log = logging.getLogger("nparse.train")
+SEGMENTATION = ("tokens", "sentences", "words")
+
+
+def train_segmenter(
+    train_path: str, dev_path: str | None, epochs: int, limit: int = 0
+) -> tuple[bytes, Segmenter, float]:
+    """The trained model's bytes, the segmenter built on them and the training time in seconds;
+    ``limit`` > 0 trains on the first ``limit`` sentences, as ``data.max_train_sentences`` does
+    for the parser."""
+    start = time.perf_counter()
+    log.info("training the segmenter on %s (%d epochs, UDPipe 1)", train_path, epochs)
+    with tempfile.TemporaryDirectory() as folder:
+        if limit > 0:
+            part = Path(folder) / "train.conllu"
+            write_conllu(read_conllu(train_path)[:limit], part)
+            train_path = str(part)
+        data = train(train_path, dev_path, f"epochs={epochs}")
+    return data, Segmenter.from_bytes(data, "the run's segmenter"), time.perf_counter() - start
+
+
+def raw_scores(
+    gold: list[Sentence], lang: str, segmenter: Segmenter, parse: Callable[[list[Sentence]], list[Sentence]] | None
+) -> dict[str, Any]:
+    """F1 of every aligned metric for ``gold``'s raw text split by ``segmenter`` (and parsed by
+    ``parse`` when given: without it, only the segmentation's), and the tokens/s of the whole."""
+    start = time.perf_counter()
+    text = text_of(gold)
+    predicted = list(iter_raw(text.splitlines(keepends=True), lang, "<raw text>", segmenter))
+    if parse is not None:
+        predicted = parse(predicted)
+    seconds = time.perf_counter() - start
+    scores = aligned_scores(gold, predicted)
+    keys = scores if parse is not None else SEGMENTATION
+    out: dict[str, Any] = {k: round(scores[k].f1, 2) for k in keys}
+    out["tokens_per_second"] = round(sum(len(s) for s in predicted) / max(seconds, 1e-9))
+    return out
+
+
+def score_line(name: str, scores: dict[str, Any]) -> str:
+    return f"{name}: " + " ".join(f"{k} {v:.2f}" for k, v in scores.items() if k != "tokens_per_second")
+
+
+def stored(path: Path) -> bool:
+    """Whether the checkpoint at ``path`` already holds a segmenter (a resumed run keeps it)."""
+    from .. import checkpoint
+
+    return path.exists() and checkpoint.load(path).get("segmenter") is not None
