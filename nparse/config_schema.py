@@ -107,6 +107,7 @@ class TrainerConfig:
     global_scores: Optional[str] = None
     positive: Optional[str] = None
     completion_lr: Optional[float] = None
+    completion_init: Optional[str] = None
 
 
 @dataclass
@@ -123,6 +124,7 @@ SCHEMAS = {"data": DataConfig, "model": ModelConfig, "system": SystemConfig, "tr
            "decoder": DecoderConfig}  # fmt: skip
 GLOBAL_ONLY = (
     "beam_size", "update", "global_loss", "restart", "restart_from", "global_scores", "positive", "completion_lr",
+    "completion_init",
 )  # fmt: skip
 
 

@@ -684,3 +684,31 @@ def test_projective_only_skips_crossing_trees_and_says_why(tmp_path):
         data = load_data(cfg)
         assert [s.name for s in data.train] == kept
     assert data.skipped == [("crossing", "not projective (data.projective_only=true)")]
+
+
+@pytest.mark.parametrize("start", ["zero", "random"])
+def test_a_new_completion_model_starts_as_the_beam_model_it_fine_tunes(tiny_run, start):
+    """trainer.completion_init=zero: the new factor scorers score every factor 0, so before any
+    update the fine-tuned model's beam gives exactly the trees of the same beam without them;
+    random factors change them (the test would pass vacuously if they did not)."""
+    from hydra import compose, initialize_config_dir
+
+    from nparse.api import Parser
+    from nparse.paths import CONF_DIR
+    from nparse.systems import make_system
+    from nparse.training.models import fine_tuned_model
+    from nparse.training.settings import system_options
+
+    with initialize_config_dir(config_dir=str(CONF_DIR), version_base="1.3"):
+        cfg = compose(config_name="config", overrides=[
+            "+exp=beam_archybrid_imp_maxv", "model.completion.factors=[2a,2b,3c]",
+            f"trainer.init_from={tiny_run / 'best.pt'}", f"trainer.completion_init={start}"])  # fmt: skip
+    torch.manual_seed(0)
+    model = fine_tuned_model(tiny_run / "best.pt", cfg, make_system(**system_options(cfg)), torch.device("cpu")).eval()
+    assert model.completion is not None
+    sents = read_conllu(EWT_DEV)[:60]
+    parser = Parser(model, {"decoder": {"scores": "raw"}})
+    with_factors = parser.parse_sentences(sents, beam_size=4)
+    model.completion, model.factor_mask = None, 0
+    without = parser.parse_sentences(sents, beam_size=4)
+    assert (with_factors == without) == (start == "zero")

@@ -38,7 +38,11 @@ def new_model(cfg: DictConfig, system: TransitionSystem, train: list[Sentence], 
 
 def fine_tuned_model(path: Path, cfg: DictConfig, system: TransitionSystem, device: torch.device) -> ParserModel:
     """A trained model's weights, vocabularies and sizes (``trainer.init_from``); a completion
-    model the config asks for and the checkpoint lacks starts at random."""
+    model the config asks for and the checkpoint lacks starts new, as ``trainer.completion_init``
+    says: ``zero`` (default) zeroes its output weights, so every factor scores 0 and the
+    fine-tuned model starts as exactly the beam model it came from, the factors growing from
+    there (randomly initialised factors first cost 2-5 dev LAS, and 5 epochs did not win it back:
+    README); ``random`` keeps the random output weights of a model trained from scratch."""
     state = checkpoint.load(path, device)
     if state["system"] != system_options(cfg):
         raise ValueError(
@@ -55,8 +59,16 @@ def fine_tuned_model(path: Path, cfg: DictConfig, system: TransitionSystem, devi
         missing, unexpected = model.load_state_dict(weights, strict=False)
         if unexpected or any(not k.startswith("completion.") for k in missing):
             raise ValueError(f"trainer.init_from={path}: weights do not fit the model ({missing}, {unexpected})")
+        start = str(cfg.trainer.get("completion_init") or "zero")
+        if start not in ("zero", "random"):
+            raise ValueError(f"trainer.completion_init={start}: expected zero or random")
+        if start == "zero":
+            assert model.completion is not None
+            with torch.no_grad():
+                model.completion.out.zero_()
+                model.completion.out_bias.zero_()
         model.to(device)
-        log.info("completion model %s: new, initialised at random", completion)
+        log.info("completion model %s: new, %s", completion, "zero output weights" if start == "zero" else "at random")
     else:
         model = model_from_state(state, device, path)
     ignored = {
