@@ -73,3 +73,18 @@ def test_parse_cli_reads_raw_text(tiny_run, tmp_path):
     cmd = [sys.executable, "-m", "nparse.parse", f"model={tiny_run / 'best.pt'}", f"input={story}", "format=raw"]
     proc = subprocess.run(cmd, cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=120)
     assert proc.returncode == 1 and f"{story}:1:" in proc.stderr and "UPOS" in proc.stderr
+
+
+def test_a_text_without_blank_lines_is_read_in_bounded_paragraphs():
+    """Memory follows the longest paragraph: a file with no blank line is cut after the line
+    that takes a paragraph past the limit, and no character is lost."""
+    from nparse.io.rawtext import paragraphs
+
+    lines = [f"Sentence number {i} ends here.\n" for i in range(200)]
+    parts = list(paragraphs(lines, limit=300))
+    assert len(parts) > 10
+    assert "".join(text for _, text in parts) == "".join(lines)
+    assert all(len(text) <= 300 + max(map(len, lines)) for _, text in parts)
+    assert [start for start, _ in parts][:2] == [1, 1 + parts[0][1].count("\n")]
+    blank = ["A line.\n", "\n", "\n", "Another.\n"]
+    assert [text for _, text in paragraphs(blank, limit=3)] == ["A line.\n\n\n", "Another.\n"]

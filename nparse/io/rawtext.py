@@ -6,7 +6,9 @@ tokenizer keeps every character of the input, so the text can be rebuilt. spaCy 
 extra: ``pip install -e ".[raw]"``.
 
 The input is read paragraph by paragraph (a paragraph ends at a blank line), so memory follows
-the longest paragraph, not the file. Every sentence gets ``# sent_id`` and ``# text`` comments
+the longest paragraph, not the file; a paragraph is also cut after the line that takes it past
+``PARAGRAPH_CHARS`` characters (a file with no blank lines is not read whole; a sentence that
+crosses such a cut is split there, once per million characters at most). Every sentence gets ``# sent_id`` and ``# text`` comments
 (``# text``: its tokens joined by one space where the input had any whitespace). MISC records the
 whitespace exactly: ``SpaceAfter=No`` where none followed a token, ``SpacesAfter=`` where it was
 not a single space, and ``SpacesBefore=`` on a paragraph's first token for whitespace before it;
@@ -23,6 +25,7 @@ from typing import Any, Callable, Iterable, Iterator
 from .conllu import Sentence, _build
 
 INSTALL = 'pip install -e ".[raw]"'
+PARAGRAPH_CHARS = 1_000_000  # longest paragraph read at once (see the module docstring)
 ESCAPES = {" ": "\\s", "\t": "\\t", "\n": "\\n", "\r": "\\r"}
 
 
@@ -55,19 +58,23 @@ def unescape(value: str) -> str:
     return re.sub(r"\\(u[0-9a-f]{4}|[stnr])", lambda m: back.get("\\" + m[1]) or chr(int(m[1][1:], 16)), value)
 
 
-def paragraphs(lines: Iterable[str]) -> Iterator[tuple[int, str]]:
+def paragraphs(lines: Iterable[str], limit: int | None = None) -> Iterator[tuple[int, str]]:
     """(first line number, text) of each paragraph: its lines plus the blank lines after it (and,
-    for the first, those before it), so that every character of the input is in one paragraph."""
+    for the first, those before it), so that every character of the input is in one paragraph.
+    A paragraph longer than ``limit`` characters (default ``PARAGRAPH_CHARS``) ends after the
+    line that takes it past the limit."""
+    limit = PARAGRAPH_CHARS if limit is None else limit
     buf: list[str] = []
-    start, has_text, in_gap = 1, False, False
+    start, has_text, in_gap, size = 1, False, False, 0
     for lineno, line in enumerate(lines, 1):
         blank = not line.strip()
-        if not blank and in_gap:  # text after blank lines after text: a new paragraph
+        if not blank and (in_gap or (size > limit and has_text)):  # a new paragraph
             yield start, "".join(buf)
-            buf, start, has_text, in_gap = [], lineno, False, False
+            buf, start, has_text, in_gap, size = [], lineno, False, False, 0
         in_gap = in_gap or (blank and has_text)
         has_text = has_text or not blank
         buf.append(line)
+        size += len(line)
     if buf:
         yield start, "".join(buf)
 
