@@ -16,10 +16,13 @@ import time
 from pathlib import Path
 from typing import Any, Callable
 
+from omegaconf import DictConfig
+
 from ..eval.aligned import aligned_scores
 from ..io.conllu import Sentence, read_conllu, write_conllu
 from ..io.rawtext import iter_raw, text_of
 from ..io.segmenter import Segmenter, train
+from ..paths import resolve_path
 
 log = logging.getLogger("nparse.train")
 SEGMENTATION = ("tokens", "sentences", "words")
@@ -58,6 +61,43 @@ def raw_scores(
     out: dict[str, Any] = {k: round(scores[k].f1, 2) for k in keys}
     out["tokens_per_second"] = round(sum(len(s) for s in predicted) / max(seconds, 1e-9))
     return out
+
+
+def segment_run(
+    cfg: DictConfig,
+    checkpoints: list[Path],
+    dev: list[Sentence],
+    test: list[Sentence],
+    parse: Callable[[list[Sentence]], list[Sentence]],
+    writer: Any,
+    step: int,
+) -> dict[str, Any]:
+    """Train the segmenter of ``model.segmenter=true`` on ``data.train``, store it in
+    ``checkpoints``, and score the dev segmentation and the test set's raw text parsed by
+    ``parse`` (logged, written to TensorBoard at ``step`` and returned for ``metrics.json``)."""
+    from .. import checkpoint
+
+    d = cfg.data
+    data, segmenter, seconds = train_segmenter(
+        str(resolve_path(d.train, "data.train")),
+        str(resolve_path(d.dev, "data.dev")) if d.get("dev") else None,
+        int(cfg.model.segmenter_epochs),
+        int(d.get("max_train_sentences") or 0),
+    )
+    for path in checkpoints:
+        checkpoint.attach_segmenter(path, data)
+    result: dict[str, Any] = {"trained_seconds": round(seconds)}
+    for name, sents, parser in (("dev", dev, None), ("test_raw", test, parse)):
+        if not sents:
+            continue
+        if not all(any(line.startswith("# text = ") for line in s.lines) for s in sents):
+            log.warning("segmenter: %s has sentences without '# text': its raw text is not scored", name)
+            continue
+        result[name] = raw_scores(sents, str(d.lang), segmenter, parser)
+        log.info("segmenter (trained in %.0f s), %s", seconds, score_line(name, result[name]))
+        for key, value in result[name].items():
+            writer.add_scalar(f"segmenter/{name}_{key}", value, step)
+    return result
 
 
 def score_line(name: str, scores: dict[str, Any]) -> str:

@@ -39,7 +39,7 @@ from .models import fine_tuned_model, new_model, parameter_groups
 from .objectives import build_objective
 from .resume import Preempted, log_to, preempted, resumed_config, stop_signals
 from .schedule import lr_schedule
-from .segmenting import raw_scores, score_line, stored, train_segmenter
+from .segmenting import segment_run, stored
 from .settings import check_settings, device_and_precision, oracle_options, system_options
 
 log = logging.getLogger("nparse.train")
@@ -262,35 +262,15 @@ class Trainer:
         return score(sents, [p.heads for p in best], [p.labels for p in best], tags)
 
     def attach_segmenter(self, best_path: Path) -> dict:
-        """Train the raw-text segmenter (``training/segmenting.py``), store it in the run's
-        checkpoints, and score it on dev and, with the best model, on the test set's raw text."""
-        d = self.cfg.data
-        dev_path = str(resolve_path(d.dev, "data.dev")) if d.get("dev") else None
-        data, segmenter, seconds = train_segmenter(
-            str(resolve_path(d.train, "data.train")), dev_path, int(self.cfg.model.segmenter_epochs),
-            int(d.get("max_train_sentences") or 0),
-        )  # fmt: skip
-        for path in (best_path, self.run_dir / "last.pt"):
-            if path.exists():
-                checkpoint.attach_segmenter(path, data)
-        result: dict[str, Any] = {"trained_seconds": round(seconds)}
+        """Train the raw-text segmenter into the run's checkpoints and score it (``segmenting.py``)."""
         settings = self.decode_settings()
 
         def parse(sents: list[Sentence]) -> list[Sentence]:
             best = [p[0] for p in decode_sentences(self.model, sents, settings)]
             return [parsed_sentence(s, p) for s, p in zip(sents, best)]
 
-        for name, sents, parser in (("dev", self.data.dev, None), ("test_raw", self.data.test, parse)):
-            if not sents:
-                continue
-            if not all(any(line.startswith("# text = ") for line in s.lines) for s in sents):
-                log.warning("segmenter: %s has sentences without '# text': its raw text is not scored", name)
-                continue
-            result[name] = raw_scores(sents, str(d.lang), segmenter, parser)
-            log.info("segmenter (trained in %.0f s), %s", seconds, score_line(name, result[name]))
-            for key, value in result[name].items():
-                self.writer.add_scalar(f"segmenter/{name}_{key}", value, self.epoch)
-        return result
+        checkpoints = [p for p in (best_path, self.run_dir / "last.pt") if p.exists()]
+        return segment_run(self.cfg, checkpoints, self.data.dev, self.data.test, parse, self.writer, self.epoch)
 
     def checkpoint_state(self, with_optimizer: bool) -> dict:
         state = {
@@ -311,6 +291,10 @@ class Trainer:
             state["average"] = self.average.state_dict()
             state["rng"] = self._rng_state()
         return state
+
+    def previous_metrics(self) -> dict:
+        path = self.run_dir / "metrics.json"
+        return json.loads(path.read_text()) if path.exists() else {}
 
     def write_metrics(self, extra: dict | None = None) -> dict:
         if not self.ranks.main:
@@ -390,7 +374,10 @@ class Trainer:
             test = self.evaluate(self.data.test, self.run_dir / "test.pred.conllu")
             extra["test"] = test.as_dict()
             log.info("test (best dev epoch %d): UAS %.2f LAS %.2f", state["epoch"], test.uas, test.las)
-        if main and self.cfg.model.get("segmenter") and best_path.exists() and not stored(best_path):
-            extra["segmenter"] = self.attach_segmenter(best_path)
+        if main and self.cfg.model.get("segmenter") and best_path.exists():
+            if stored(best_path):  # a resumed run that had finished: keep what it measured
+                extra["segmenter"] = self.previous_metrics().get("segmenter", {})
+            else:
+                extra["segmenter"] = self.attach_segmenter(best_path)
         self.writer.close()
         return self.write_metrics(extra)
