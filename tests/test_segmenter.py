@@ -136,10 +136,3 @@ def test_training_with_model_segmenter_keeps_it_in_the_checkpoint(tmp_path):
     text = "It rained all day. We stayed home and read.\n"
     parsed = load(run / "best.pt", "cpu").parse(text, fmt="raw")
     assert rebuild_text(parsed) == text
-
-
-def test_model_segmenter_epochs_must_be_positive():
-    from nparse.training.settings import check_segmenter
-
-    with pytest.raises(ValueError, match="model.segmenter_epochs=0"):
-        check_segmenter(0)

@@ -620,7 +620,9 @@ def test_resume_takes_the_runs_own_config(tmp_path):
     [("trainer.batch_size=0", "trainer.batch_size=0: must be at least 1"),
      ("decoder.batch_size=-5", "decoder.batch_size=-5: must be at least 1"),
      ("trainer.beam_size=16", "trainer.beam_size=16 is a beam-training setting: add trainer=global"),
-     ("data.train=null", "data.train is not set")],
+     ("data.train=null", "data.train is not set"),
+     ("+exp=beam_early trainer.completion_init=ones", "trainer.completion_init=ones: expected zero or random"),
+     ("model.segmenter=true model.segmenter_epochs=0", "model.segmenter_epochs=0: must be at least 1")],
 )  # fmt: skip
 def test_settings_that_cannot_work_stop_before_loading(override, message):
     from hydra import compose, initialize_config_dir
@@ -630,7 +632,7 @@ def test_settings_that_cannot_work_stop_before_loading(override, message):
     from nparse.training.settings import check_settings
 
     with initialize_config_dir(config_dir=str(CONF_DIR), version_base="1.3"):
-        cfg = compose(config_name="config", overrides=[override])
+        cfg = compose(config_name="config", overrides=override.split())
     with pytest.raises(ValueError, match=message):
         check_settings(cfg)
 

@@ -8,12 +8,12 @@ extra: ``pip install -e ".[raw]"``.
 The input is read paragraph by paragraph (a paragraph ends at a blank line), so memory follows
 the longest paragraph, not the file; a paragraph is also cut after the line that takes it past
 ``PARAGRAPH_CHARS`` characters (a file with no blank lines is not read whole; a sentence that
-crosses such a cut is split there, once per million characters at most). Every sentence gets ``# sent_id`` and ``# text`` comments
-(``# text``: its tokens joined by one space where the input had any whitespace). MISC records the
-whitespace exactly: ``SpaceAfter=No`` where none followed a token, ``SpacesAfter=`` where it was
-not a single space, and ``SpacesBefore=`` on a paragraph's first token for whitespace before it;
-both are written with ``\\s`` (space), ``\\t``, ``\\n``, ``\\r`` and ``\\uXXXX`` for other
-whitespace. ``rebuild_text`` inverts this exactly.
+crosses such a cut is split there, once per million characters at most). Every sentence gets
+``# sent_id`` and ``# text`` comments (``# text``: its tokens joined by one space where the
+input had any whitespace). MISC records the whitespace exactly: ``SpaceAfter=No`` where none
+followed a token, ``SpacesAfter=`` where it was not a single space, and ``SpacesBefore=`` on a
+paragraph's first token for whitespace before it; both are written with ``\\s`` (space),
+``\\t``, ``\\n``, ``\\r`` and ``\\uXXXX`` for other whitespace. ``rebuild_text`` inverts this exactly.
 """
 
 from __future__ import annotations

@@ -59,9 +59,7 @@ def fine_tuned_model(path: Path, cfg: DictConfig, system: TransitionSystem, devi
         missing, unexpected = model.load_state_dict(weights, strict=False)
         if unexpected or any(not k.startswith("completion.") for k in missing):
             raise ValueError(f"trainer.init_from={path}: weights do not fit the model ({missing}, {unexpected})")
-        start = str(cfg.trainer.get("completion_init") or "zero")
-        if start not in ("zero", "random"):
-            raise ValueError(f"trainer.completion_init={start}: expected zero or random")
+        start = str(cfg.trainer.get("completion_init") or "zero")  # checked by check_settings
         if start == "zero":
             assert model.completion is not None
             with torch.no_grad():

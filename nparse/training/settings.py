@@ -140,6 +140,9 @@ def check_settings(cfg: DictConfig) -> None:
     lr = OmegaConf.select(cfg, "trainer.lr")
     if isinstance(lr, bool) or not isinstance(lr, (int, float)) or lr <= 0:
         raise ValueError(f"trainer.lr={lr}: expected a positive number")
+    start = tc.get("completion_init")
+    if start is not None and start not in ("zero", "random"):
+        raise ValueError(f"trainer.completion_init={start}: expected zero or random")
     if cfg.model.get("segmenter"):
         check_segmenter(int(cfg.model.get("segmenter_epochs") or 0))
 
