@@ -8,10 +8,9 @@ import time
 from pathlib import Path
 
 from .cli import parse_args
-from .eval.aligned import aligned_scores
 from .io.conllu import read_conllu
-from .io.rawtext import iter_raw, text_of
 from .io.segmenter import Segmenter, train
+from .training.segmenting import SEGMENTATION, raw_scores
 from .io import segmenter as _segmenter
 
 USAGE = _segmenter.__doc__ or ""
@@ -33,11 +32,8 @@ def main(argv: list[str] | None = None) -> int:
             attach_segmenter(attach_to, model)
             print(f"attached to {attach_to}", file=sys.stderr)
         if dev:
-            gold = read_conllu(dev)
-            text = text_of(gold)
-            predicted = list(iter_raw(text.splitlines(keepends=True), "xx", "<dev>", Segmenter(out)))
-            scores = aligned_scores(gold, predicted)
-            print(" ".join(f"{k} {scores[k].f1:.2f}" for k in ("tokens", "sentences", "words")))
+            scores = raw_scores(read_conllu(dev), "xx", Segmenter(out), None)
+            print(" ".join(f"{k} {scores[k]:.2f}" for k in SEGMENTATION))
     except (OSError, ValueError) as err:
         print(f"error: {err}", file=sys.stderr)
         return 1

@@ -102,10 +102,3 @@ def segment_run(
 
 def score_line(name: str, scores: dict[str, Any]) -> str:
     return f"{name}: " + " ".join(f"{k} {v:.2f}" for k, v in scores.items() if k != "tokens_per_second")
-
-
-def stored(path: Path) -> bool:
-    """Whether the checkpoint at ``path`` already holds a segmenter (a resumed run keeps it)."""
-    from .. import checkpoint
-
-    return path.exists() and checkpoint.load(path).get("segmenter") is not None

@@ -39,7 +39,7 @@ from .models import fine_tuned_model, new_model, parameter_groups
 from .objectives import build_objective
 from .resume import Preempted, log_to, preempted, resumed_config, stop_signals
 from .schedule import lr_schedule
-from .segmenting import segment_run, stored
+from .segmenting import segment_run
 from .settings import check_settings, device_and_precision, oracle_options, system_options
 
 log = logging.getLogger("nparse.train")
@@ -363,6 +363,7 @@ class Trainer:
             log.info("%s", epoch_line(epoch, stats, record, improved))
         extra = {}
         best_path = self.run_dir / "best.pt"
+        state: dict = {}
         if main and best_path.exists() and (self.data.test or self.data.dev):
             state = checkpoint.load(best_path, self.device)
             self.model = model_from_state(state, self.device)
@@ -375,7 +376,7 @@ class Trainer:
             extra["test"] = test.as_dict()
             log.info("test (best dev epoch %d): UAS %.2f LAS %.2f", state["epoch"], test.uas, test.las)
         if main and self.cfg.model.get("segmenter") and best_path.exists():
-            if stored(best_path):  # a resumed run that had finished: keep what it measured
+            if (state or checkpoint.load(best_path)).get("segmenter") is not None:  # a resumed, finished run
                 extra["segmenter"] = self.previous_metrics().get("segmenter", {})
             else:
                 extra["segmenter"] = self.attach_segmenter(best_path)
