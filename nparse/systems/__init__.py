@@ -6,7 +6,7 @@ import inspect
 from typing import Any
 
 from .arceager import ArcEager, ArcEagerDynamic, ArcEagerStatic
-from .arceager_swap import ArcEagerSwap, ArcEagerSwapEager
+from .arceager_swap import ArcEagerSwap, ArcEagerSwapEager, ArcEagerSwapLazy
 from .archybrid import ArcHybrid, ArcHybridDynamic, ArcHybridStatic
 from .archybrid_swap import ArcHybridSwap, ArcHybridSwapDynamic, ArcHybridSwapStatic
 from .arcstandard import ArcStandard, ArcStandardStatic
@@ -40,7 +40,7 @@ ORACLES: dict[str, dict[str, type[Oracle]]] = {
     "twoplanar": {"static": TwoPlanarStatic, "dynamic": TwoPlanarDynamic},
     "archybrid_swap": {"static": ArcHybridSwapStatic, "static_dynamic": ArcHybridSwapDynamic},
     "covington": {"static": CovingtonStatic, "dynamic": CovingtonDynamic},
-    "arceager_swap": {"eager": ArcEagerSwapEager},
+    "arceager_swap": {"eager": ArcEagerSwapEager, "lazy": ArcEagerSwapLazy},
 }
 
 

@@ -24,8 +24,21 @@ traversal, in which the tree is projective), with the words presented as b0 in t
 let w be the buffer word first in π. While b0 is not w, SHIFT b0 ("parking" it); once b0 is w,
 SWAP back every parked word (they follow w in π, while the words the oracle has processed
 precede it); then take arc-eager's step for s0 and b0. Words are reordered as soon as they are
-met, as EAGER does in SwapStandard; a LAZY order (postponing swaps to move finished subtrees as
-one word) is not built.
+met, as EAGER does in SwapStandard.
+
+Oracle (LAZY, static, our reading of Nivre, Kuhlmann & Hall 2009 for this system): the same
+order π, but parked words are first built into their maximal projective component (MPC: the
+subtrees that arc-standard builds without SWAP, as for SwapStandard's LAZY), so that a whole
+component crosses w with one SWAP instead of one per word. SwapStandard's LAZY postpones the
+swap of s1 behind s0 until s0's component is complete; here the word that moves is s0 (behind
+b0), so the component must be finished on the stack before it moves: while b0 is being parked
+and s0 is a parked word of b0's MPC, take the arc between them (LEFT if s0 is complete, RIGHT if
+b0 is headless), and REDUCE a parked word as soon as it has its head and all its dependents
+(an MPC's words other than its root have every dependent inside it, so this never loses one).
+A finished component is its root alone on the stack, and one SWAP moves it. On the training
+sets of EWT, GDT and Szeged this removes 66%, 72% and 61% of EAGER's swaps
+(``tools/treebank_stats.py``), and it never swaps more than EAGER on a sentence; it is checked,
+like EAGER, to rebuild every tree.
 """
 
 from __future__ import annotations
@@ -35,6 +48,7 @@ from typing import Hashable, Sequence
 from ..trees import is_ancestor, projective_order
 from .arceager import LEFT, REDUCE, RIGHT, SHIFT, ArcEager
 from .base import NONE, Config, Gold, StaticOracle
+from .swapstandard import maximal_projective_components
 from .kernels import arceager_swap as kernel
 
 SWAP = 4
@@ -92,12 +106,55 @@ class ArcEagerSwapEager(StaticOracle[ArcEagerSwap, SwapOrderGold]):
         s0 = stack[-1]
         if proj[s0] > proj[w]:
             return SWAP  # s0 was parked
-        if s0 != 0 and gh[s0] == b0:
-            return LEFT
-        if gh[b0] == s0:
-            return RIGHT
-        if c.heads[s0] != NONE:  # reduce if b0 has an arc with a word further down the stack
-            below = stack[:-1]
-            if gh[b0] in below or any(gh[k] == b0 for k in below if c.heads[k] == NONE):
-                return REDUCE
-        return SHIFT
+        return _arc_eager_step(c, gh)
+
+
+def _arc_eager_step(c: Config, gh: Sequence[int]) -> int:
+    """Nivre's static arc-eager step for s0 and b0 (b0 the next word in projective order)."""
+    stack = c.stack
+    s0, b0 = stack[-1], c.buffer[-1]
+    if s0 != 0 and gh[s0] == b0:
+        return LEFT
+    if gh[b0] == s0:
+        return RIGHT
+    if c.heads[s0] != NONE:  # reduce if b0 has an arc with a word further down the stack
+        below = stack[:-1]
+        if gh[b0] in below or any(gh[k] == b0 for k in below if c.heads[k] == NONE):
+            return REDUCE
+    return SHIFT
+
+
+class LazySwapGold(SwapOrderGold):
+    """A gold tree with its projective order and maximal projective components."""
+
+    def __init__(self, heads: Sequence[int]):
+        super().__init__(heads)
+        self.mpc = maximal_projective_components(self)
+
+
+class ArcEagerSwapLazy(StaticOracle[ArcEagerSwap, LazySwapGold]):
+    """The LAZY order of the module docstring: parked words are built into their MPC first."""
+
+    name = "lazy"
+
+    def prepare(self, heads: Sequence[int]) -> LazySwapGold:
+        return LazySwapGold(heads)
+
+    def next(self, c: Config, gold: LazySwapGold) -> int:
+        proj, gh, mpc, heads = gold.proj, gold.heads, gold.mpc, c.heads
+        stack, buffer = c.stack, c.buffer
+        b0, s0 = buffer[-1], stack[-1]
+        w = min(buffer, key=proj.__getitem__)  # the next word in projective order
+        parked = proj[s0] > proj[w]
+        if parked and heads[s0] != NONE and all(heads[k] != NONE for k in gold.children[s0]):
+            return REDUCE  # a finished word of a parked component
+        if b0 != w:  # b0 is parked: first build its component with the parked s0
+            if parked and mpc[s0] == mpc[b0]:
+                if gh[s0] == b0 and all(heads[k] != NONE for k in gold.children[s0]):
+                    return LEFT
+                if gh[b0] == s0 and heads[b0] == NONE:
+                    return RIGHT
+            return SHIFT
+        if parked:
+            return SWAP
+        return _arc_eager_step(c, gh)

@@ -80,6 +80,7 @@ VERIFICATIONS: list[Verification] = [
         restrict_walk=archybrid_swap.within_restriction,
     ),  # fmt: skip
     Verification("arceager_swap", "eager"),
+    Verification("arceager_swap", "lazy"),
     Verification("covington", "static"),
     # Every tree up to 6 words: python tools/check_oracles.py --system covington (about 4 minutes).
     Verification("covington", "dynamic", covington.reference_search, slow_search=True, exact_costs=True),
