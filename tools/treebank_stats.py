@@ -57,8 +57,7 @@ def stats(path: Path) -> dict:
     eager, lazy, ndall = SwapEager(swap_system), SwapLazy(swap_system), SwapNDAll(swap_system)
     eager_swap = ArcEagerSwap()
     ae_eager, ae_lazy = ArcEagerSwapEager(eager_swap), ArcEagerSwapLazy(eager_swap)
-    keys = ("projective", "two_planar", "eager", "lazy", "minimal", "unique", "switches", "covered", "ae_eager", "ae_lazy")
-    row = dict.fromkeys(keys, 0)
+    row = dict.fromkeys("projective two_planar eager lazy minimal unique switches covered ae_eager ae_lazy".split(), 0)
     minimal_seconds = 0.0
     for sent in tqdm(sents, desc=path.name, unit="sent", leave=False, disable=None):
         heads = sent.heads

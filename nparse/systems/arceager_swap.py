@@ -48,8 +48,8 @@ from typing import Hashable, Sequence
 from ..trees import is_ancestor, projective_order
 from .arceager import LEFT, REDUCE, RIGHT, SHIFT, ArcEager
 from .base import NONE, Config, Gold, StaticOracle
-from .swapstandard import maximal_projective_components
 from .kernels import arceager_swap as kernel
+from .swapstandard import maximal_projective_components
 
 SWAP = 4
 
@@ -146,11 +146,12 @@ class ArcEagerSwapLazy(StaticOracle[ArcEagerSwap, LazySwapGold]):
         b0, s0 = buffer[-1], stack[-1]
         w = min(buffer, key=proj.__getitem__)  # the next word in projective order
         parked = proj[s0] > proj[w]
-        if parked and heads[s0] != NONE and all(heads[k] != NONE for k in gold.children[s0]):
+        complete = all(heads[k] != NONE for k in gold.children[s0])  # s0 has every dependent
+        if parked and complete and heads[s0] != NONE:
             return REDUCE  # a finished word of a parked component
         if b0 != w:  # b0 is parked: first build its component with the parked s0
             if parked and mpc[s0] == mpc[b0]:
-                if gh[s0] == b0 and all(heads[k] != NONE for k in gold.children[s0]):
+                if gh[s0] == b0 and complete:
                     return LEFT
                 if gh[b0] == s0 and heads[b0] == NONE:
                     return RIGHT
