@@ -11,6 +11,7 @@ from __future__ import annotations
 import random
 import time
 
+import numpy as np
 import pytest
 
 from nparse.io.conllu import read_conllu
@@ -266,3 +267,29 @@ def test_static_oracles_rebuild_every_covered_treebank_tree(path):
         for sent in sents:
             if covers is None or covers(sent.heads):
                 assert rebuild(system, oracle, sent.heads) == sent.heads, (name, oracle_name, sent.name)
+
+
+def test_compiled_ndall_rows_agree_with_the_oracle_on_configs():
+    """Beam training asks ND-ALL on rows (one compiled call per step): the same flags as
+    ``SwapNDAll.correct`` on configurations along random walks, on and off the gold path, for a
+    batch of sentences of different lengths (two rows per configuration, in either order)."""
+    from nparse.systems.arrays import Layout
+
+    system = make_system("swapstandard")
+    oracle = make_oracle(system, "ndall")
+    rng = random.Random(7)
+    golds, configs = [], []
+    for g in range(40):
+        n = rng.randint(2, 10)
+        gold = oracle.prepare(random_tree(n, rng))
+        golds.append(gold)
+        walk = random_walk(system, n, rng, lambda c, legal: [a for a in legal if oracle.correct(c, gold)[a]] or legal)
+        configs += [(g, c) for c in (walk if g % 2 else random_walk(system, n, rng))]
+    layout = Layout(system, 11)
+    states = np.stack([layout.from_config(c) for _, c in configs] * 2)
+    sent = np.array([g for g, _ in configs] * 2, dtype=np.int64)
+    items = np.arange(len(states))[::-1].copy()
+    got = oracle.for_rows(golds)(layout, states, items, sent)
+    want = np.array([oracle.correct(c, golds[g]) for g, c in configs] * 2)[items]
+    assert len(configs) > 200
+    assert (got == want).all()

@@ -37,7 +37,7 @@ from ..trees import projective_order
 from . import swapstandard_kernels as oracle_kernels
 from .arcstandard import LEFT, RIGHT, SHIFT, ArcStandard
 from .kernels import swapstandard as kernel
-from .base import NONE, Config, Gold, Oracle, StaticOracle
+from .base import NONE, Config, Gold, Oracle, RowOracle, StaticOracle
 from .search import ExactLoss
 
 SWAP = 3
@@ -286,6 +286,27 @@ class SwapNDAll(_SwapOracleBase, Oracle):
         flags = [False, can_left(c, gold), can_right(c, gold), can_swap(c, gold)]  # type: ignore[arg-type]
         flags[SHIFT] = oracle_kernels.can_shift(c, gold) if any(flags) else True
         return flags
+
+    def for_rows(self, golds: Sequence[SwapGold]) -> RowOracle:  # type: ignore[override]
+        return SwapNDAllRows(self, golds)
+
+
+class SwapNDAllRows(RowOracle):
+    """ND-ALL for all asked rows of a batch in one compiled call, without ``Config`` objects."""
+
+    def __init__(self, oracle: SwapNDAll, golds: Sequence[SwapGold]):
+        super().__init__(oracle, golds)
+        self.gh = np.concatenate([g.gh for g in golds])
+        self.proj = np.concatenate([g.proj_arr for g in golds])
+        self.gstart = np.cumsum([0] + [len(g.gh) for g in golds]).astype(np.int64)
+
+    def __call__(self, layout, states: np.ndarray, items: np.ndarray, sent: np.ndarray) -> np.ndarray:
+        out = np.zeros((len(items), 4), dtype=bool)
+        oracle_kernels.ndall_rows(
+            states, np.asarray(items, dtype=np.int64), np.asarray(sent, dtype=np.int64), layout.offsets,
+            self.gh, self.proj, self.gstart, out,
+        )  # fmt: skip
+        return out
 
 
 def reference_search(system: SwapStandard, gold: SwapGold, eager_arcs: bool = False) -> ExactLoss:

@@ -11,6 +11,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from .kernels.rows import L_BUF, L_HEADS, L_NB, L_NS, L_STACK
+
 
 @njit(cache=True)
 def _can_shift(stack_in, buffer_in, heads, gh, proj) -> bool:
@@ -64,3 +66,32 @@ def can_shift(c, gold) -> bool:
             gold.proj_arr,
         )
     )
+
+
+@njit(cache=True)
+def ndall_rows(states, items, sent, off, gh, proj, gstart, out):
+    """ND-ALL's correct transitions (``SwapNDAll.correct``) of rows ``states[items]``, row i
+    belonging to the gold tree ``sent[i]`` of ``gh``/``proj`` (concatenated, tree g from
+    ``gstart[g]``): beam training asks this for every correct item at every step."""
+    for k in range(items.shape[0]):
+        row = states[items[k]]
+        g = sent[items[k]]
+        lo, hi = gstart[g], gstart[g + 1]
+        tree, order = gh[lo:hi], proj[lo:hi]
+        ns, nb = row[off[L_NS]], row[off[L_NB]]
+        stack = row[off[L_STACK] : off[L_STACK] + ns]
+        buffer = row[off[L_BUF] : off[L_BUF] + nb]
+        heads = row[off[L_HEADS] : off[L_HEADS] + hi - lo]
+        left = right = swap = False
+        if ns >= 2:
+            s0, s1 = stack[ns - 1], stack[ns - 2]
+            s0_open = s1_open = False  # a gold dependent not attached yet
+            for d in range(1, hi - lo):
+                if heads[d] < 0:
+                    s0_open |= tree[d] == s0
+                    s1_open |= tree[d] == s1
+            left = s1 != 0 and tree[s1] == s0 and not s1_open
+            right = tree[s0] == s1 and not s0_open and (s1 != 0 or nb == 0)
+            swap = ns > 2 and 0 < s1 and s1 < s0 and order[s0] < order[s1]
+        out[k, 1], out[k, 2], out[k, 3] = left, right, swap
+        out[k, 0] = _can_shift(stack, buffer, heads, tree, order) if (left or right or swap) else True
