@@ -271,6 +271,15 @@ class RowOracle:
     def __init__(self, oracle: "Oracle[Any, Any]", golds: Sequence[Gold]):
         self.oracle, self.golds = oracle, golds
 
+    def concatenated(self, name: str) -> np.ndarray:
+        """One per-word array of every gold tree (attribute ``name``), end to end, for compiled
+        oracles; tree g starts at ``self.starts()[g]``."""
+        return np.concatenate([getattr(g, name) for g in self.golds])
+
+    def starts(self) -> np.ndarray:
+        """Where each gold tree's words start in ``concatenated`` arrays, and the end."""
+        return np.cumsum([0] + [len(g.heads) for g in self.golds]).astype(np.int64)
+
     def __call__(self, layout: "Layout", states: np.ndarray, items: np.ndarray, sent: np.ndarray) -> np.ndarray:
         """Flags [len(items), actions]: the correct transitions of rows ``states[items]``, row i
         belonging to sentence ``sent[i]`` of ``golds``."""

@@ -296,9 +296,7 @@ class SwapNDAllRows(RowOracle):
 
     def __init__(self, oracle: SwapNDAll, golds: Sequence[SwapGold]):
         super().__init__(oracle, golds)
-        self.gh = np.concatenate([g.gh for g in golds])
-        self.proj = np.concatenate([g.proj_arr for g in golds])
-        self.gstart = np.cumsum([0] + [len(g.gh) for g in golds]).astype(np.int64)
+        self.gh, self.proj, self.gstart = self.concatenated("gh"), self.concatenated("proj_arr"), self.starts()
 
     def __call__(self, layout, states: np.ndarray, items: np.ndarray, sent: np.ndarray) -> np.ndarray:
         out = np.zeros((len(items), 4), dtype=bool)

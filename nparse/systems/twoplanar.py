@@ -322,9 +322,7 @@ class TwoPlanarRows(RowOracle):
     def __init__(self, oracle: TwoPlanarDynamic, golds: Sequence[TwoPlanarGold]):
         super().__init__(oracle, golds)
         self.regularize = oracle.switch_regularization
-        self.gh = np.concatenate([g.gh for g in golds])
-        self.gplane = np.concatenate([g.gplane for g in golds])
-        self.gstart = np.cumsum([0] + [len(g.gh) for g in golds])
+        self.gh, self.gplane, self.gstart = self.concatenated("gh"), self.concatenated("gplane"), self.starts()
 
     def __call__(self, layout: Layout, states: np.ndarray, items: np.ndarray, sent: np.ndarray) -> np.ndarray:
         out = np.zeros((len(items), 5), dtype=bool)
