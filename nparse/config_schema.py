@@ -108,6 +108,7 @@ class TrainerConfig:
     positive: Optional[str] = None
     completion_lr: Optional[float] = None
     completion_init: Optional[str] = None
+    local_loss_weight: Optional[float] = None
 
 
 @dataclass
@@ -124,7 +125,7 @@ SCHEMAS = {"data": DataConfig, "model": ModelConfig, "system": SystemConfig, "tr
            "decoder": DecoderConfig}  # fmt: skip
 GLOBAL_ONLY = (
     "beam_size", "update", "global_loss", "restart", "restart_from", "global_scores", "positive", "completion_lr",
-    "completion_init",
+    "completion_init", "local_loss_weight",
 )  # fmt: skip
 
 

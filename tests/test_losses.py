@@ -82,3 +82,45 @@ def test_loss_weights_scale_the_transition_and_label_losses():
     bad = OmegaConf.create({"trainer": {"name": "greedy", "label_loss_weight": -1}, "oracle": {}})
     with pytest.raises(ValueError, match="trainer.label_loss_weight=-1: must be at least 0"):
         build_objective(bad, oracle, random.Random(0))
+
+
+def test_local_loss_weight_adds_the_greedy_loss_to_the_global_one():
+    """trainer.local_loss_weight under trainer=global: the batch loss is the global loss plus the
+    weighted greedy loss of the same batch (checked against the two computed apart)."""
+    import random
+
+    from omegaconf import OmegaConf
+
+    from nparse.io.conllu import read_conllu
+    from nparse.io.data import Vocabs, collate, encode
+    from nparse.models.parser import ParserModel
+    from nparse.systems import make_oracle, make_system
+    from nparse.training.objectives import build_objective
+
+    from .conftest import EWT_DEV
+    from .test_beam import SMALL
+
+    sents = read_conllu(EWT_DEV)[:12]
+    system = make_system("archybrid")
+    oracle = make_oracle(system, "dynamic")
+    torch.manual_seed(0)
+    model = ParserModel(Vocabs.build(sents), system, SMALL).eval()
+    examples = [encode(s, model.vocabs) for s in sents]
+    for e in examples:
+        e.gold = oracle.prepare(e.sent.heads)
+    batch = collate([e for e in examples if e.gold is not None])
+
+    def loss_of(name: str, weight: float | None) -> float:
+        trainer = {"name": name, "local_loss": "hinge", "transition_loss_weight": 1.0, "label_loss_weight": 0.0,
+                   "beam_size": 4, "update": "early", "global_loss": "softmax", "restart": False,
+                   "restart_from": "positive", "local_loss_weight": weight}  # fmt: skip
+        cfg = OmegaConf.create({"trainer": trainer, "oracle": {"explore_p": 0.0}})
+        loss, _, _ = build_objective(cfg, oracle, random.Random(0)).batch_loss(model, batch)
+        return loss.item()
+
+    global_only, greedy = loss_of("global", 0.0), loss_of("greedy", None)
+    assert global_only > 0 and greedy > 0
+    assert math.isclose(loss_of("global", None), global_only)  # configs of older runs lack the key
+    assert math.isclose(loss_of("global", 0.5), global_only + 0.5 * greedy, rel_tol=1e-5)
+    with pytest.raises(ValueError, match="trainer.local_loss_weight=-1: must be at least 0"):
+        loss_of("global", -1)

@@ -22,7 +22,7 @@ from ..models.parser import ParserModel
 from ..systems import Oracle
 from ..timing import timed
 from .global_loop import GlobalSearch, GlobalSettings
-from .local import train_loop
+from .local import Steps, train_loop
 from .losses import LOCAL_LOSSES, global_loss, label_loss, tag_loss
 from .settings import check_completion, check_reachable, global_settings
 
@@ -77,9 +77,8 @@ class Greedy(Objective):
         on = self.oracle.complete and epoch >= self.explore_from
         self.explore_p = self.explore_setting if on else 0.0
 
-    def batch_loss(self, model: ParserModel, batch: Batch) -> tuple[torch.Tensor, dict[str, float], Counter]:
-        vectors, table = model.encode(batch)
-        assert table is not None
+    def transition_loss(self, model: ParserModel, batch: Batch, table: torch.Tensor) -> tuple[torch.Tensor, Steps]:
+        """The unweighted local loss of the batch's oracle walks on an encoded ``table``."""
         system = model.system
         configs = [system.initial(len(e)) for e in batch.examples]
         offsets = [b * batch.width for b in range(len(configs))]
@@ -88,7 +87,14 @@ class Greedy(Objective):
             system, self.oracle, model.scorer, table.detach(), configs, golds, offsets, self.explore_p, self.rng
         )
         with timed("loss"):
-            loss = self.transition_weight * self.loss(model.scorer, table, steps)
+            return self.loss(model.scorer, table, steps), steps
+
+    def batch_loss(self, model: ParserModel, batch: Batch) -> tuple[torch.Tensor, dict[str, float], Counter]:
+        vectors, table = model.encode(batch)
+        assert table is not None
+        transition, steps = self.transition_loss(model, batch, table)
+        with timed("loss"):
+            loss = self.transition_weight * transition
             loss = loss + self.label_weight * label_loss(model, vectors, batch) + tag_loss(model, vectors, batch)
         counts = {
             "transitions": len(steps.rows), "errors": steps.errors, "explored": steps.explored,
@@ -112,9 +118,17 @@ class Global(Objective):
 
     curves = ("oracle_share", "beam_size", "updates_per_sentence", "derivation_share_updated", "end_reached")
 
-    def __init__(self, oracle: Oracle, settings: GlobalSettings):
+    def __init__(self, oracle: Oracle, settings: GlobalSettings, local: Greedy | None = None, local_weight: float = 0.0):
         super().__init__(oracle)
         self.settings = settings
+        # trainer.local_loss_weight: the greedy loss of the same batch added to the global one, as
+        # Edunov et al. (2018) combine token- and sequence-level losses; it keeps the locally
+        # trained scorer the global model starts from while the global loss reorders the beam.
+        self.local, self.local_weight = local, local_weight
+
+    def start_epoch(self, epoch: int) -> None:
+        if self.local is not None:
+            self.local.start_epoch(epoch)
 
     def check_config(self, cfg: DictConfig) -> None:
         check_completion(cfg, self.settings)
@@ -138,6 +152,9 @@ class Global(Objective):
             if model.completion is not None and model.arc_loss:
                 loss = loss + model.completion.head_loss(vectors, lengths, [e.sent.heads for e in batch.examples])
             loss = loss + self.label_weight * label_loss(model, vectors, batch) + tag_loss(model, vectors, batch)
+        if self.local is not None:
+            local, _ = self.local.transition_loss(model, batch, table)
+            loss = loss + self.local_weight * local
         counts = {
             "updates": rec.violations, "covered": rec.covered, "reached_end": rec.reached_end,
             "stuck": rec.stuck, "oracle": rec.oracle_seconds,
@@ -157,18 +174,22 @@ class Global(Objective):
 def build_objective(cfg: DictConfig, oracle: Oracle, rng: random.Random) -> Objective:
     """The objective of ``trainer.name`` (greedy or global) with its settings checked."""
     tc: Any = cfg.trainer
-    objective: Objective
+    oc: Any = cfg.oracle
+    greedy = Greedy(
+        oracle,
+        str(tc.get("local_loss") or "hinge"),
+        float(oc.get("explore_p", 0.0)),
+        int(oc.get("explore_from_epoch", 1)),
+        rng,
+    )
+    objective: Objective = greedy
     if tc.get("name") == "global":
-        objective = Global(oracle, global_settings(cfg, oracle))
-    else:
-        oc: Any = cfg.oracle
-        objective = Greedy(
-            oracle,
-            str(tc.get("local_loss") or "hinge"),
-            float(oc.get("explore_p", 0.0)),
-            int(oc.get("explore_from_epoch", 1)),
-            rng,
-        )
+        value = tc.get("local_loss_weight")
+        local_weight = float(value or 0.0)  # configs of older runs lack the key
+        if not local_weight >= 0:
+            raise ValueError(f"trainer.local_loss_weight={value}: must be at least 0")
+        local = greedy if local_weight > 0 else None
+        objective = Global(oracle, global_settings(cfg, oracle), local, local_weight)
     weights = []
     for key in ("transition_loss_weight", "label_loss_weight"):
         value = tc.get(key)
