@@ -118,7 +118,9 @@ class Global(Objective):
 
     curves = ("oracle_share", "beam_size", "updates_per_sentence", "derivation_share_updated", "end_reached")
 
-    def __init__(self, oracle: Oracle, settings: GlobalSettings, local: Greedy | None = None, local_weight: float = 0.0):
+    def __init__(
+        self, oracle: Oracle, settings: GlobalSettings, local: Greedy | None = None, local_weight: float = 0.0
+    ):
         super().__init__(oracle)
         self.settings = settings
         # trainer.local_loss_weight: the greedy loss of the same batch added to the global one, as
