@@ -45,6 +45,27 @@ def test_hinge_is_best_correct_against_best_wrong():
     assert math.isclose(loss.item(), (1 - 0.5 + 2.0) + max(0.0, 1 - 3.0 + 1.0))
 
 
+def _model_and_batch(oracle_name: str):
+    """A small untrained arc-hybrid model and a batch of 12 EWT dev sentences with their golds."""
+    from nparse.io.conllu import read_conllu
+    from nparse.io.data import Vocabs, collate, encode
+    from nparse.models.parser import ParserModel
+    from nparse.systems import make_oracle, make_system
+
+    from .conftest import EWT_DEV
+    from .test_beam import SMALL
+
+    sents = read_conllu(EWT_DEV)[:12]
+    system = make_system("archybrid")
+    oracle = make_oracle(system, oracle_name)
+    torch.manual_seed(0)
+    model = ParserModel(Vocabs.build(sents), system, SMALL).eval()
+    examples = [encode(s, model.vocabs) for s in sents]
+    for e in examples:
+        e.gold = oracle.prepare(e.sent.heads)
+    return oracle, model, collate([e for e in examples if e.gold is not None])
+
+
 def test_loss_weights_scale_the_transition_and_label_losses():
     """trainer.transition_loss_weight and trainer.label_loss_weight: the batch loss is their
     weighted sum (checked against the two losses computed apart, same oracle walk)."""
@@ -52,24 +73,9 @@ def test_loss_weights_scale_the_transition_and_label_losses():
 
     from omegaconf import OmegaConf
 
-    from nparse.io.conllu import read_conllu
-    from nparse.io.data import Vocabs, collate, encode
-    from nparse.models.parser import ParserModel
-    from nparse.systems import make_oracle, make_system
     from nparse.training.objectives import build_objective
 
-    from .conftest import EWT_DEV
-    from .test_beam import SMALL
-
-    sents = read_conllu(EWT_DEV)[:12]
-    system = make_system("archybrid")
-    oracle = make_oracle(system, "static")
-    torch.manual_seed(0)
-    model = ParserModel(Vocabs.build(sents), system, SMALL).eval()
-    examples = [encode(s, model.vocabs) for s in sents]
-    for e in examples:
-        e.gold = oracle.prepare(e.sent.heads)
-    batch = collate([e for e in examples if e.gold is not None])
+    oracle, model, batch = _model_and_batch("static")
     values = {}
     for tw, lw in ((1.0, 0.0), (0.0, 1.0), (2.0, 0.5)):
         cfg = OmegaConf.create({"trainer": {"name": "greedy", "local_loss": "hinge", "transition_loss_weight": tw,
@@ -91,24 +97,9 @@ def test_local_loss_weight_adds_the_greedy_loss_to_the_global_one():
 
     from omegaconf import OmegaConf
 
-    from nparse.io.conllu import read_conllu
-    from nparse.io.data import Vocabs, collate, encode
-    from nparse.models.parser import ParserModel
-    from nparse.systems import make_oracle, make_system
     from nparse.training.objectives import build_objective
 
-    from .conftest import EWT_DEV
-    from .test_beam import SMALL
-
-    sents = read_conllu(EWT_DEV)[:12]
-    system = make_system("archybrid")
-    oracle = make_oracle(system, "dynamic")
-    torch.manual_seed(0)
-    model = ParserModel(Vocabs.build(sents), system, SMALL).eval()
-    examples = [encode(s, model.vocabs) for s in sents]
-    for e in examples:
-        e.gold = oracle.prepare(e.sent.heads)
-    batch = collate([e for e in examples if e.gold is not None])
+    oracle, model, batch = _model_and_batch("dynamic")
 
     def loss_of(name: str, weight: float | None) -> float:
         trainer = {"name": name, "local_loss": "hinge", "transition_loss_weight": 1.0, "label_loss_weight": 0.0,
