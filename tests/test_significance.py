@@ -1,10 +1,24 @@
-"""nparse.eval.significance: the paired bootstrap finds a real difference and not a null one."""
+"""nparse.eval.significance: the paired bootstrap finds a real difference and not a null one; label
+accuracy on shared heads counts only the words both files attach right."""
 
 from __future__ import annotations
 
+import io
+
 import numpy as np
+import pytest
 
 from nparse.eval import significance
+from nparse.io.conllu import read_conllu, write_conllu
+
+SENTENCE = """\
+1\tWe\twe\tPRON\t_\t_\t2\tnsubj\t_\t_
+2\tparse\tparse\tVERB\t_\t_\t0\troot\t_\t_
+3\tlong\tlong\tADJ\t_\t_\t4\tamod\t_\t_
+4\tsentences\tsentence\tNOUN\t_\t_\t2\tobj\t_\t_
+5\t.\t.\tPUNCT\t_\t_\t2\tpunct\t_\t_
+
+"""
 
 
 def test_paired_bootstrap_separates_a_real_gain_from_noise():
@@ -17,3 +31,24 @@ def test_paired_bootstrap_separates_a_real_gain_from_noise():
     noise = np.minimum(words, np.where(rng.random(len(a)) < 0.5, a + 1, np.maximum(a - 1, 0)))
     _, _, delta, p = significance.paired_bootstrap(a, noise, words, 2000, seed=1)
     assert abs(delta) < 0.5 and p > 0.05
+
+
+def test_label_accuracy_counts_only_words_both_attach_right(tmp_path):
+    """A loses the label and B the head of one word each: neither word counts, and a third word
+    whose label only A gets wrong is what separates their label accuracies."""
+    gold = read_conllu(io.StringIO(SENTENCE))
+    n = len(gold[0])
+    heads, labels = list(gold[0].heads), list(gold[0].deprels)
+    a_labels = list(labels)
+    a_labels[1] = a_labels[3] = "dep"  # word 1 is also misattached in B, word 3 is A's own error
+    b_heads = list(heads)
+    b_heads[1] = 3 if heads[1] != 3 else 2
+    write_conllu(gold, tmp_path / "a.conllu", [heads], [a_labels])
+    write_conllu(gold, tmp_path / "b.conllu", [b_heads], [labels])
+    words, acc_a, acc_b = significance.label_accuracy_on_shared_heads(
+        gold, [tmp_path / "a.conllu"], [tmp_path / "b.conllu"]
+    )
+    assert words == n - 1
+    assert acc_b == 100.0 and abs(acc_a - 100.0 * (n - 2) / (n - 1)) < 1e-9
+    with pytest.raises(ValueError, match="pair them"):
+        significance.label_accuracy_on_shared_heads(gold, [tmp_path / "a.conllu"], [])

@@ -6,7 +6,8 @@
 Each ``--a``/``--b`` file is a prediction for GOLD (e.g. a run's test.pred.conllu); with several
 (one per seed), A_i is paired with B_i and their sentences are pooled, so the test is over
 sentence-and-seed pairs. The test itself is ``nparse/eval/significance.py``: one-sided, for
-B > A, as in Berg-Kirkpatrick et al. (2012).
+B > A, as in Berg-Kirkpatrick et al. (2012). ``--labels`` adds the label accuracy of A and B on
+the words both attach to their gold head (is a LAS difference in the labels or in the heads?).
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from nparse.eval.significance import compare_files
+from nparse.eval.significance import compare_files, label_accuracy_on_shared_heads
 from nparse.io.conllu import read_conllu
 
 
@@ -26,16 +27,21 @@ def main() -> None:
     ap.add_argument("--metric", choices=("las", "uas"), default="las")
     ap.add_argument("--samples", type=int, default=10000)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--labels", action="store_true", help="also label accuracy on the words both attach right")
     args = ap.parse_args()
     gold = read_conllu(args.gold)
     try:
         score_a, score_b, delta, p = compare_files(gold, args.a, args.b, args.metric, args.samples, args.seed)
+        shared = label_accuracy_on_shared_heads(gold, args.a, args.b) if args.labels else None
     except ValueError as err:
         raise SystemExit(str(err)) from None
     print(
         f"{args.metric.upper()}: A {score_a:.2f}, B {score_b:.2f}, B - A {delta:+.2f}, p = {p:.4f} "
         f"(one-sided, {args.samples} paired bootstrap samples over {len(gold) * len(args.a)} sentences x runs)"
     )
+    if shared is not None:
+        words, acc_a, acc_b = shared
+        print(f"label accuracy on the {words} words both attach to the gold head: A {acc_a:.2f}, B {acc_b:.2f}")
 
 
 if __name__ == "__main__":

@@ -52,7 +52,12 @@ def paired_bootstrap(
 
 
 def compare_files(
-    gold: Sequence[Sentence], a: Sequence[Path], b: Sequence[Path], metric: str = "las", samples: int = 10000, seed: int = 1
+    gold: Sequence[Sentence],
+    a: Sequence[Path],
+    b: Sequence[Path],
+    metric: str = "las",
+    samples: int = 10000,
+    seed: int = 1,
 ) -> tuple[float, float, float, float]:
     """``paired_bootstrap`` of prediction files A_i against B_i (paired one to one, e.g. by seed)."""
     if len(a) != len(b):
@@ -61,3 +66,28 @@ def compare_files(
     ca = np.concatenate([correct_per_sentence(gold, read_conllu(f), metric) for f in a])
     cb = np.concatenate([correct_per_sentence(gold, read_conllu(f), metric) for f in b])
     return paired_bootstrap(ca, cb, words, samples, seed)
+
+
+def label_accuracy_on_shared_heads(
+    gold: Sequence[Sentence], a: Sequence[Path], b: Sequence[Path]
+) -> tuple[int, float, float]:
+    """(words, label accuracy of A, of B) over the words that A_i and B_i both attach to their
+    gold head, pooled over the pairs: separates labelling from attachment, since LAS alone
+    cannot say whether a lower LAS comes from worse labels or from harder words attached."""
+    if len(a) != len(b):
+        raise ValueError(f"{len(a)} files for A but {len(b)} for B: pair them one to one (by seed)")
+    words = right_a = right_b = 0
+    for fa, fb in zip(a, b):
+        pa, pb = read_conllu(fa), read_conllu(fb)
+        if not (len(gold) == len(pa) == len(pb)):
+            raise ValueError(f"{fa}: {len(pa)} sentences, {fb}: {len(pb)}, gold: {len(gold)}")
+        for g, x, y in zip(gold, pa, pb):
+            for i in range(1, len(g) + 1):
+                if x.heads[i] == y.heads[i] == g.heads[i]:
+                    label = universal(g.deprels[i])
+                    words += 1
+                    right_a += universal(x.deprels[i]) == label
+                    right_b += universal(y.deprels[i]) == label
+    if not words:
+        raise ValueError("no word has the gold head in both A and B")
+    return words, 100.0 * right_a / words, 100.0 * right_b / words
