@@ -34,8 +34,8 @@ def test_paired_bootstrap_separates_a_real_gain_from_noise():
 
 
 def test_label_accuracy_counts_only_words_both_attach_right(tmp_path):
-    """A loses the label and B the head of one word each: neither word counts, and a third word
-    whose label only A gets wrong is what separates their label accuracies."""
+    """Word 1, mislabelled by A and misattached by B, does not count; word 3, mislabelled by A
+    only, is what separates their label accuracies."""
     gold = read_conllu(io.StringIO(SENTENCE))
     n = len(gold[0])
     heads, labels = list(gold[0].heads), list(gold[0].deprels)

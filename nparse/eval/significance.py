@@ -5,7 +5,8 @@ Used by ``tools/significance.py`` (two sets of prediction files) and ``tools/see
 syntactic word, punctuation included; LAS on universal relations). With one file per seed, A_i
 is paired with B_i and their sentences are pooled, so the test is over sentence-and-seed pairs.
 The p-value is one-sided, for B > A: the share of bootstrap samples (sentences drawn with
-replacement) whose difference exceeds twice the observed one.
+replacement) whose difference exceeds twice the observed one. ``label_accuracy_on_shared_heads``
+(``tools/significance.py --labels``) tells a LAS difference in the labels from one in the heads.
 """
 
 from __future__ import annotations
