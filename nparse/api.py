@@ -167,7 +167,8 @@ class Parser:
             items = list(source)
             if items and not isinstance(items[0], Sentence):
                 check_token_lists(items)
-                sentences = read_text(io.StringIO("\n".join(" ".join(tokens) for tokens in items)))
+                lines = [" ".join(tokens) for tokens in items]  # type: ignore[arg-type]  # checked: lists of str
+                sentences = read_text(io.StringIO("\n".join(lines)))
                 assert len(sentences) == len(items)
             else:
                 sentences = items  # type: ignore[assignment]

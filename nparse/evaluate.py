@@ -54,13 +54,14 @@ def main(argv: list[str] | None = None) -> int:
         argv, required=("gold", "pred"), optional={"json": "false", "by": None, "aligned": "auto"}, usage=__doc__
     )
     as_json = str(args["json"]).lower() in ("1", "true", "yes")
+    gold_path, pred_path = str(args["gold"]), str(args["pred"])  # required: parse_args checked them
     if args["aligned"] not in ("auto", "true", "false"):
         print(f"error: aligned={args['aligned']}: choose auto, true or false", file=sys.stderr)
         return 2
     if args["aligned"] != "false":
         try:
             differ = args["aligned"] == "true" or not same_tokenization(
-                read_conllu(args["gold"]), read_conllu(args["pred"], allow_missing_heads=True)
+                read_conllu(gold_path), read_conllu(pred_path, allow_missing_heads=True)
             )
         except (CoNLLUError, OSError, ValueError) as err:
             print(f"error: {err}", file=sys.stderr)
@@ -69,9 +70,9 @@ def main(argv: list[str] | None = None) -> int:
             if args["by"]:
                 print("error: by= needs the gold tokenization", file=sys.stderr)
                 return 2
-            return aligned_main(args["gold"], args["pred"], as_json)
+            return aligned_main(gold_path, pred_path, as_json)
     try:
-        gold, pred = read_pair(args["gold"], args["pred"])
+        gold, pred = read_pair(gold_path, pred_path)
         heads, labels = [p.heads for p in pred], [p.deprels for p in pred]
         result = score(gold, heads, labels)
         groups = breakdown(gold, heads, labels, args["by"]) if args["by"] else []

@@ -116,7 +116,7 @@ def main(argv: list[str] | None = None) -> int:
                 fmt = sniff_lines(utf8_lines(handle, name))
                 handle.seek(0)
             lines = utf8_lines(handle, name)
-            parser = Parser.load(args["model"], args["device"] or "auto", threads=threads)
+            parser = Parser.load(str(args["model"]), args["device"] or "auto", threads=threads)
             if fmt == "raw":
                 segmenter = Segmenter(args["segmenter"]) if args["segmenter"] else parser.segmenter
                 sentences = iter_raw(lines, args["lang"] or parser.lang, name, segmenter)

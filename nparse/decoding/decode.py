@@ -55,6 +55,7 @@ def decode_batch(model: ParserModel, batch: Batch, settings: DecodeSettings) -> 
         vectors, _ = model.encode(batch, with_table=False)
         return label_trees(model, vectors, batch.width, mst_trees(model, vectors, lengths))
     vectors, table = model.encode(batch)
+    assert table is not None  # asked for with_table
     layout = model.layout(batch.width)
     beams = beam_search(
         layout, model.scorer, table, lengths, settings.beam_size, completion_for(model, vectors, lengths),

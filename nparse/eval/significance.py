@@ -20,7 +20,7 @@ from ..io.conllu import Sentence, read_conllu
 from .scores import universal
 
 
-def correct_per_sentence(gold: list[Sentence], pred: list[Sentence], metric: str) -> np.ndarray:
+def correct_per_sentence(gold: Sequence[Sentence], pred: Sequence[Sentence], metric: str) -> np.ndarray:
     """Words with the right head (and label, for LAS) in every sentence."""
     if len(gold) != len(pred):
         raise ValueError(f"{len(pred)} predicted sentences, gold has {len(gold)}")

@@ -245,7 +245,7 @@ def read_text(source: str | Path | IO[str]) -> list[Sentence]:
     return list(iter_text(source))
 
 
-def iter_text(source: str | Path | IO[str], path: str | None = None) -> Iterator[Sentence]:
+def iter_text(source: str | Path | Iterable[str], path: str | None = None) -> Iterator[Sentence]:
     """Yield the sentences of pre-tokenized plain text (path, text stream or iterable of lines)."""
     if isinstance(source, (str, Path)):
         yield from iter_text(_text_stream(source))

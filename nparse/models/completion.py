@@ -21,6 +21,9 @@ from ..systems.factors import ARITY, SLOTS
 
 
 class FactorScorer(nn.Module):
+    slot_start: torch.Tensor  # buffers
+    arity: torch.Tensor
+
     def __init__(self, in_dim: int, mask: int, hidden: int):
         super().__init__()
         self.mask, self.in_dim, self.hidden = int(mask), in_dim, hidden

@@ -118,6 +118,8 @@ class CharCache:
 
 
 class Encoder(nn.Module):
+    drop_prob: torch.Tensor  # buffer
+
     def __init__(
         self,
         vocabs: Vocabs,

@@ -18,6 +18,8 @@ from torch import nn
 
 
 class TransitionScorer(nn.Module):
+    slot_offsets: torch.Tensor  # buffer
+
     def __init__(self, in_dim: int, n_slots: int, hidden: int, n_actions: int):
         super().__init__()
         self.in_dim, self.n_slots, self.hidden, self.n_actions = in_dim, n_slots, hidden, n_actions

@@ -16,7 +16,7 @@ formulas are used as an approximation.
 
 from __future__ import annotations
 
-from typing import Hashable
+from typing import ClassVar, Hashable
 
 from ..trees import is_projective
 from .kernels import arceager as kernel
@@ -28,7 +28,7 @@ SHIFT, LEFT, RIGHT, REDUCE = 0, 1, 2, 3
 class ArcEager(TransitionSystem):
     name = "arceager"
     code = kernel.CODE
-    actions = ("SHIFT", "LEFT", "RIGHT", "REDUCE")
+    actions: ClassVar[tuple[str, ...]] = ("SHIFT", "LEFT", "RIGHT", "REDUCE")
     base_slots = ("s0", "s1", "b0", "b1")
     roots = ("start",)
 

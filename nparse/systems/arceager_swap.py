@@ -57,7 +57,7 @@ SWAP = 4
 class ArcEagerSwap(ArcEager):
     name = "arceager_swap"
     code = kernel.CODE
-    actions = ("SHIFT", "LEFT", "RIGHT", "REDUCE", "SWAP")  # type: ignore[assignment]  # arc-eager's and SWAP
+    actions = ("SHIFT", "LEFT", "RIGHT", "REDUCE", "SWAP")  # arc-eager's and SWAP
 
     def legal(self, c: Config) -> list[bool]:
         flags = self.named(super().legal(c))

@@ -23,7 +23,7 @@ training takes the cheapest transitions).
 
 from __future__ import annotations
 
-from typing import Hashable
+from typing import ClassVar, Hashable
 
 from ..trees import is_projective
 from .kernels import archybrid as kernel
@@ -35,7 +35,7 @@ SHIFT, LEFT, RIGHT = 0, 1, 2
 class ArcHybrid(TransitionSystem):
     name = "archybrid"
     code = kernel.CODE
-    actions = ("SHIFT", "LEFT", "RIGHT")
+    actions: ClassVar[tuple[str, ...]] = ("SHIFT", "LEFT", "RIGHT")
     base_slots = ("s0", "s1", "s2", "b0")
 
     modifier_slots = ("lmod(s0)", "rmod(s0)", "lmod(s1)", "rmod(s1)", "lmod(s2)", "rmod(s2)", "lmod(b0)")

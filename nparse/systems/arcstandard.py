@@ -8,7 +8,7 @@ buffer and only the root on the stack. Every output is a complete single-rooted 
 
 from __future__ import annotations
 
-from typing import Hashable
+from typing import ClassVar, Hashable
 
 from ..trees import is_projective
 from .kernels import arcstandard as kernel
@@ -20,7 +20,7 @@ SHIFT, LEFT, RIGHT = 0, 1, 2
 class ArcStandard(TransitionSystem):
     name = "arcstandard"
     code = kernel.CODE
-    actions: tuple[str, ...] = ("SHIFT", "LEFT", "RIGHT")
+    actions: ClassVar[tuple[str, ...]] = ("SHIFT", "LEFT", "RIGHT")
     base_slots = ("s0", "s1", "s2", "b0")
     roots = ("start",)
 

@@ -155,7 +155,8 @@ class Layout:
     def from_config(self, c: Config) -> np.ndarray:
         """The row of a ``Config`` (the inverse of ``to_config``), for oracles that read rows.
         Completion bits are not part of a ``Config`` and stay 0."""
-        stack, buf, heads, n, other = c.stack, c.buffer, c.heads, c.n, getattr(c, "stack2", ())
+        stack, buf, heads, n = c.stack, c.buffer, c.heads, c.n
+        other: list[int] = list(getattr(c, "stack2", ()))
         if n + 1 > self.width:
             raise ValueError(f"a configuration of {n} words does not fit rows of width {self.width}")
         o = self._columns

@@ -116,7 +116,7 @@ class _Violation:
     gap: float
     update: Update
     pos_row: np.ndarray
-    restart_row: np.ndarray  # the configuration to restart from
+    restart_row: np.ndarray | None  # the configuration to restart from (None: no restart)
 
 
 @dataclass
@@ -164,7 +164,8 @@ class GlobalSearch:
             self.sequences = [static_sequence(oracle, g) for g in golds]
         else:
             self.row_oracle = oracle.for_rows(golds)
-        self.rec = GlobalRecord(*(np.zeros(0, dtype=np.int64) for _ in range(4)), sentences=len(lengths))
+        empty = np.zeros(0, dtype=np.int64)
+        self.rec = GlobalRecord(empty, empty, empty, empty, sentences=len(lengths))
         self.rows: list[np.ndarray] = []
         self.legal_rows: list[np.ndarray] = []
         self.n_rows = 0
@@ -272,8 +273,8 @@ class GlobalSearch:
         if found is not None:
             self.keep_factors(found, s, legal.shape)
         # Sentences with nothing to decide (no error, no possible violation, not finished) go on.
-        valid = np.arange(self.k)[None, :] < s.count[:, None]
-        finished = ((s.action < 0) | ~valid).all(1)
+        valid: np.ndarray = np.arange(self.k)[None, :] < s.count[:, None]
+        finished: np.ndarray = ((s.action < 0) | ~valid).all(1)
         free = np.arange(0, len(self.starts) - 1, self.kinds)
         over = finished[free] & finished[free + self.kinds - 1]
         if self.settings.update == "early":
@@ -283,7 +284,7 @@ class GlobalSearch:
         else:
             attention = over
         pieces = []
-        for g, look in zip(free, attention):
+        for g, look in zip(free.tolist(), attention.tolist()):
             b = int(self.sent[self.starts[g]])
             pieces.append((b, g, self.decide(b, g) if look else "keep"))
         self.advance(pieces)
@@ -359,7 +360,7 @@ class GlobalSearch:
         def row_of(g: int, r: int) -> np.ndarray:
             return self.materialize(int(s.parent[g, r]), int(s.action[g, r]))
 
-        def restart_row(pos_row: np.ndarray, violation: bool) -> object:
+        def restart_row(pos_row: np.ndarray, violation: bool) -> np.ndarray | None:
             if not (settings.restart and violation):
                 return None
             if settings.restart_from == "negative" and self.explorable(neg_node, b):
@@ -452,7 +453,13 @@ class GlobalSearch:
     def advance(self, pieces: list[tuple[int, int, object]]) -> None:
         """The rows of the next step: kept candidates, or a fresh segment from a restart row."""
         s, kinds = self.s, self.kinds
-        keep, keep_at, restarts, restart_at, seg_sent, seg_kind, sizes = [], [], [], [], [], [], []
+        keep: list[int] = []
+        keep_at: list[int] = []
+        restarts: list[np.ndarray] = []
+        restart_at: list[int] = []
+        seg_sent: list[int] = []
+        seg_kind: list[int] = []
+        sizes: list[int] = []
         for b, gf, what in pieces:
             if what is None:
                 continue
@@ -462,6 +469,7 @@ class GlobalSearch:
                     keep_at.append(len(sizes))
                     sizes.append(int(s.count[gf + kd]))
                 else:
+                    assert isinstance(what, np.ndarray)  # a restart row
                     restarts.append(what)
                     restart_at.append(len(sizes))
                     sizes.append(1)

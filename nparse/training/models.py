@@ -16,7 +16,7 @@ from ..models.encoder import extend_with_pretrained
 from ..models.parser import ParserModel
 from ..paths import resolve_path
 from ..systems import TransitionSystem
-from .settings import system_options
+from .settings import plain_dict, system_options
 
 log = logging.getLogger("nparse.train")
 
@@ -27,7 +27,7 @@ def new_model(cfg: DictConfig, system: TransitionSystem, train: list[Sentence], 
     mc = cfg.model
     vocabs = Vocabs.build(train, lowercase=mc.lowercase)
     pretrained = None
-    options = {k: v for k, v in OmegaConf.to_container(mc, resolve=True).items()}  # type: ignore[union-attr]
+    options = plain_dict(mc)
     if mc.get("pretrained"):
         pretrained = extend_with_pretrained(
             vocabs, str(resolve_path(mc.pretrained, "model.pretrained")), int(mc.pretrained_max)

@@ -21,13 +21,17 @@ from .global_loop import LOSSES, POSITIVES, RESTART_FROM, UPDATES, GlobalSetting
 ORACLE_TRAINING_KEYS = ("name", "explore_p", "explore_from_epoch")
 
 
+def plain_dict(node: DictConfig) -> dict[str, Any]:
+    """A config group as a plain dict with string keys (interpolations resolved)."""
+    return {str(k): v for k, v in OmegaConf.to_container(node, resolve=True).items()}  # type: ignore[union-attr]
+
+
 def system_options(cfg: DictConfig) -> dict[str, Any]:
-    return {k: v for k, v in OmegaConf.to_container(cfg.system, resolve=True).items()}  # type: ignore[union-attr]
+    return plain_dict(cfg.system)
 
 
 def oracle_options(cfg: DictConfig) -> dict[str, Any]:
-    opts = OmegaConf.to_container(cfg.oracle, resolve=True)
-    return {k: v for k, v in opts.items() if k not in ORACLE_TRAINING_KEYS}  # type: ignore[union-attr]
+    return {k: v for k, v in plain_dict(cfg.oracle).items() if k not in ORACLE_TRAINING_KEYS}
 
 
 def global_settings(cfg: DictConfig, oracle: Oracle) -> GlobalSettings:
