@@ -39,6 +39,9 @@ def random_scorer(system, width: int, seed: int) -> tuple[TransitionScorer, torc
     return scorer, table
 
 
+Mismatch = tuple[list[int], list[int], str | bool]  # (tree, transitions, what is wrong or the mark)
+
+
 def settings_for(oracle: Oracle, i: int, beam: int = 3) -> GlobalSettings:
     """Cycle through the update modes, and restarts where the oracle allows them."""
     choices = [GlobalSettings(beam, "early"), GlobalSettings(beam, "max_violation")]
@@ -51,7 +54,7 @@ def settings_for(oracle: Oracle, i: int, beam: int = 3) -> GlobalSettings:
 
 def check_tree(
     case: Verification, system, oracle, heads: list[int], seed: int, settings: GlobalSettings
-) -> tuple[int, list]:
+) -> tuple[int, list[Mismatch]]:
     """(items checked, mismatches) for one sentence run with random scores."""
     gold = oracle.prepare(heads)
     if gold is None or not case.keeps(heads):
@@ -63,12 +66,8 @@ def check_tree(
     exact = case.reference(system, gold) if case.reference else None
     sequence = oracle.sequence(gold) if isinstance(oracle, StaticOracle) else None
 
-    def minloss(c) -> float:
-        assert exact is not None
-        return exact.built(c) + exact.future(c)
-
     checked = 0
-    bad: list[tuple[list[int], list[int], str | bool]] = []  # (tree, transitions, what is wrong or the mark)
+    bad: list[Mismatch] = []
     while len(search.sent):
         search.step()
         for i in range(len(search.sent)):
@@ -88,10 +87,10 @@ def check_tree(
                     bad.append((heads, actions, marked))
             else:
                 assert exact is not None, "a dynamic oracle's check needs its exact reference search"
-                if all(a in exact.moves(c) for c, a in zip(path, actions)) and marked != (
-                    minloss(item) == minloss(start)
-                ):
-                    bad.append((heads, actions, marked))
+                if all(a in exact.moves(c) for c, a in zip(path, actions)):
+                    optimal = exact.built(item) + exact.future(item) == exact.built(start) + exact.future(start)
+                    if marked != optimal:
+                        bad.append((heads, actions, marked))
             checked += 1
     return checked, bad
 
@@ -107,12 +106,12 @@ def trees(all_up_to: int, random_sizes: dict[int, int], rng: random.Random) -> I
 
 def check_case(
     case: Verification, all_up_to: int, random_sizes: dict[int, int], seed: int = 11
-) -> tuple[int, int, list]:
+) -> tuple[int, int, list[Mismatch]]:
     """(trees, items checked, first mismatches) of one system/oracle pair."""
     system, oracle = case.make()
     rng = random.Random(seed)
     count, checked = 0, 0
-    bad: list[tuple[list[int], list[int], str | bool]] = []
+    bad: list[Mismatch] = []
     for i, heads in enumerate(trees(all_up_to, random_sizes, rng)):
         done, wrong = check_tree(case, system, oracle, heads, i, settings_for(oracle, i))
         count += done > 0
