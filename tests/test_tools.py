@@ -49,3 +49,18 @@ def test_console_scripts_name_the_entry_points():
     assert scripts["nparse-train"].load() is nparse.train.cli
     assert scripts["nparse-parse"].load() is nparse.parse.main
     assert scripts["nparse-eval"].load() is nparse.evaluate.main
+
+
+def test_run_stats_averages_epochs_over_seeds(tmp_path):
+    arm = tmp_path / "arm"
+    for seed, seconds in ((1, [2.0, 4.0]), (2, [6.0, 8.0])):
+        run = arm / f"hu_szeged_s{seed}"
+        run.mkdir(parents=True)
+        epochs = [{"epoch": e + 1, "seconds": s, "updates_per_sentence": 0.5 * seed} for e, s in enumerate(seconds)]
+        (run / "metrics.json").write_text(json.dumps({"epochs": epochs}))
+    cmd = [sys.executable, "tools/run_stats.py", str(arm), "--keys", "seconds", "updates_per_sentence", "end_reached"]
+    proc = subprocess.run(cmd, cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    row = proc.stdout.strip().splitlines()[-1]
+    # mean seconds 5.0 over 4 epochs, updates (0.5, 0.5, 1, 1) -> 0.75, no end_reached, 10 s per run
+    assert row == "| arm | hu_szeged | 4 | 5.000 | 0.750 | - | 10.000 |"
