@@ -1,21 +1,15 @@
-"""Issue 10, fuzzing: a few hundred mutated real sentences (every class of tools/fuzz_conllu.py)
+"""Issue 10, fuzzing: a few hundred mutated real sentences (every class of nparse/fuzz.py)
 through the reader, the API, the parse CLI, evaluate and the training loader; each outcome must
 be a checked valid result or an error located at file:line, never another exception or a hang."""
 
 from __future__ import annotations
 
-import sys
-
-from nparse.paths import PROJECT_ROOT
-
-sys.path.insert(0, str(PROJECT_ROOT / "tools"))
-
-import fuzz_conllu  # noqa: E402
+from nparse import fuzz
 
 
 def test_fuzzed_inputs_give_valid_results_or_located_errors():
-    classes = list(fuzz_conllu.CLASSES)
-    result = fuzz_conllu.fuzz(count=12 * len(classes), seed=7, classes=classes, timeout=60, progress=False)
+    classes = list(fuzz.CLASSES)
+    result = fuzz.fuzz(count=12 * len(classes), seed=7, classes=classes, timeout=60, progress=False)
     assert result["failures"] == [], result["failures"][:3]
     assert set(result["table"]) == set(classes)
     for name, row in result["table"].items():

@@ -1,6 +1,6 @@
 """Paired bootstrap over sentences (Berg-Kirkpatrick et al. 2012): is B's LAS (or UAS) above A's?
 
-Used by ``tools/significance.py`` (two sets of prediction files) and ``tools/seed_table.py``
+Used by ``tools/significance.py`` (two sets of prediction files) and ``experiments/seed_table.py``
 (arms of a comparison over seeds). Scores are counted as ``scores.py`` counts them (every
 syntactic word, punctuation included; LAS on universal relations). With one file per seed, A_i
 is paired with B_i and their sentences are pooled, so the test is over sentence-and-seed pairs.

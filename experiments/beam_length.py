@@ -1,6 +1,6 @@
 """Whether a beam is biased towards long (or short) derivations: greedy against beam decoding.
 
-    python tools/beam_length.py RUN_OR_CHECKPOINT... [--split dev] [--beam 8]
+    python experiments/beam_length.py RUN_OR_CHECKPOINT... [--split dev] [--beam 8]
                                 [--temperatures 0.5 1 2] [--calibrate] [--save] [--tolerance 2]
 
 For every model, the split of its own treebank is parsed greedily and with a beam of K summing

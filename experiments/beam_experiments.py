@@ -1,6 +1,6 @@
 """Greedy model, the same model decoded with a beam, and global fine-tuning from it: one table.
 
-    python tools/beam_experiments.py --data el_gdt [--greedy-exp arceager_dynamic] [--greedy-epochs 30]
+    python experiments/beam_experiments.py --data el_gdt [--greedy-exp arceager_dynamic] [--greedy-epochs 30]
         [--greedy-run RUN] [--exps beam_early beam_maxv beam_imp_early beam_imp_maxv]
         [--global-epochs 3] [--beam 8] [--seed 1] [--threads 0] [-- extra Hydra overrides of the global runs]
 

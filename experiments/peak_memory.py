@@ -1,6 +1,6 @@
 """Peak memory of ``python -m nparse.parse`` on big inputs: memory must follow the chunk, not the file.
 
-    python tools/peak_memory.py [--model CKPT] [--sentences 10000 100000] [--token-mb 1]
+    python experiments/peak_memory.py [--model CKPT] [--sentences 10000 100000] [--token-mb 1]
 
 Writes CoNLL-U files of N sentences (EWT dev repeated, with fresh sent_ids) and one sentence
 holding a token of ``--token-mb`` MB, parses each in a fresh process (``chunk`` as configured,
@@ -76,7 +76,7 @@ def main() -> None:
         folder = Path(tmp)
         model = args.model
         if model is None:
-            from fuzz_conllu import untrained_checkpoint
+            from nparse.fuzz import untrained_checkpoint
 
             model = untrained_checkpoint(read_conllu(DEV), folder)
         print("| input | size (MB) | peak memory (MiB) | seconds |")

@@ -1,7 +1,7 @@
 """Markdown table of finished runs: dev (best epoch) and test UAS/LAS, seconds per epoch.
 
-    python tools/results_table.py runs/EXP/DATE_TIME [...]
-    python tools/results_table.py --mean runs/EXP/DATE_TIME [...]
+    python experiments/results_table.py runs/EXP/DATE_TIME [...]
+    python experiments/results_table.py --mean runs/EXP/DATE_TIME [...]
 
 Each run folder must hold the metrics.json and config.yaml that ``python -m nparse.train`` writes.
 With ``--mean``, runs whose configs differ only in the seed are averaged (mean and range of LAS).

@@ -1,6 +1,6 @@
 """Why a beam helps or hurts a model: search errors against model errors on a treebank.
 
-    python tools/beam_diagnostics.py RUN_OR_CHECKPOINT... [--split dev] [--beam 8] [--scores auto|local|raw]
+    python experiments/beam_diagnostics.py RUN_OR_CHECKPOINT... [--split dev] [--beam 8] [--scores auto|local|raw]
 
 For every model, the sentences of the split (of the model's own treebank) are parsed greedily
 and with a beam; for those the system's static oracle can build (projective trees for the

@@ -1,11 +1,11 @@
 """Train several presets on several treebanks, one after the other, and print the results table.
 
-    python tools/run_experiments.py [--exps 2planar_static 2planar_dynamic ...]
+    python experiments/run_experiments.py [--exps 2planar_static 2planar_dynamic ...]
                                     [--data el_gdt hu_szeged en_ewt] [--epochs 15] [--seed 1]
                                     [-- extra Hydra overrides]
 
 Runs go to runs/<exp>/<date>_<time>/ as usual (never two at once: the machine has 2 cores);
-the table at the end comes from tools/results_table.py.
+the table at the end comes from experiments/results_table.py.
 """
 
 from __future__ import annotations
@@ -44,7 +44,7 @@ def main() -> None:
             best = json.loads((run_dir / "metrics.json").read_text()).get("best") or {}
             print(f"  -> dev LAS {best.get('dev_las', 0):.2f} ({run_dir})", flush=True)
             done.append(run_dir)
-    subprocess.run([sys.executable, str(ROOT / "tools" / "results_table.py"), *map(str, done)], check=True)
+    subprocess.run([sys.executable, str(ROOT / "experiments" / "results_table.py"), *map(str, done)], check=True)
 
 
 if __name__ == "__main__":

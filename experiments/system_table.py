@@ -1,6 +1,6 @@
 """Transition systems compared on finished runs: accuracy, non-projective arcs built, speed.
 
-    python tools/system_table.py RUN [RUN ...] [--threads 1]
+    python experiments/system_table.py RUN [RUN ...] [--threads 1]
 
 For every run folder (``python -m nparse.train`` output): dev UAS/LAS of the best epoch and test
 UAS/LAS (``metrics.json``); on its test predictions, the share of predicted arcs that cross

@@ -1,11 +1,11 @@
 """Train one preset on several treebanks and seeds, one run after the other, into named folders.
 
-    python tools/seed_runs.py --exp 2planar_dynamic --name hinge --data el_gdt hu_szeged --seeds 1 2 3
+    python experiments/seed_runs.py --exp 2planar_dynamic --name hinge --data el_gdt hu_szeged --seeds 1 2 3
                               [--threads 1] [-- extra Hydra overrides, with {data} and {seed}]
 
 Every run goes to ``runs/<name>/<data>_s<seed>/`` (a run whose ``metrics.json`` exists is
 skipped, so an interrupted sweep picks up where it stopped). The arms of a comparison get the
-same command with a different ``--name`` and overrides, which is what ``tools/seed_table.py``
+same command with a different ``--name`` and overrides, which is what ``experiments/seed_table.py``
 reads. ``{data}`` and ``{seed}`` in an override are replaced, so fine-tuning arms start from
 their own seed's model: ``trainer.init_from=runs/hinge/{data}_s{seed}/best.pt``. Runs are
 sequential: the machine has 2 cores.

@@ -1,8 +1,8 @@
 """Per-epoch training statistics of finished runs, averaged over their epochs and seeds.
 
-    python tools/run_stats.py runs/ARM [runs/ARM2 ...] [--keys seconds updates_per_sentence ...]
+    python experiments/run_stats.py runs/ARM [runs/ARM2 ...] [--keys seconds updates_per_sentence ...]
 
-An ARM is a folder of runs named ``<data>_s<seed>`` (``tools/seed_runs.py`` writes them). For every
+An ARM is a folder of runs named ``<data>_s<seed>`` (``experiments/seed_runs.py`` writes them). For every
 arm and treebank, each key of the epochs in ``metrics.json`` (``seconds``: training seconds per epoch;
 global runs also log ``updates_per_sentence``, ``derivation_share_updated``, ``end_reached``) is
 averaged over all epochs of all seeds; ``total s`` is the training time of one run, averaged over

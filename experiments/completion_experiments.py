@@ -1,6 +1,6 @@
 """The completion model against the same beam parser without it: one table per treebank.
 
-    python tools/completion_experiments.py --data el_gdt --greedy-run runs/swapstd_lazy/RUN
+    python experiments/completion_experiments.py --data el_gdt --greedy-run runs/swapstd_lazy/RUN
         [--exps beam_swapstd_ndall completion_2a completion_2ab completion_2ab3abc]
         [--global-epochs 5] [--beam 8] [--seed 1] [--threads 1] [-- extra Hydra overrides]
 

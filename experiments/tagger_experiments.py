@@ -1,6 +1,6 @@
 """Gold UPOS, predicted UPOS and raw text on a test set: what parsing real text costs.
 
-    python tools/tagger_experiments.py [--exp 2planar_dynamic] [--data en_ewt] [--epochs E]
+    python experiments/tagger_experiments.py [--exp 2planar_dynamic] [--data en_ewt] [--epochs E]
                                        [--threads 1] [--out runs/tagger]
 
 Trains ``EXP`` (reads gold UPOS) and ``EXP_tagger`` (a jointly trained tagger, no UPOS input)

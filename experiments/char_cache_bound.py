@@ -1,7 +1,7 @@
 """The most a character cache can speed up greedy parsing: the same text parsed with a cold
 cache and with every form already cached (a second pass), alternating.
 
-    python tools/char_cache_bound.py [--model runs/ewt_quick/best.pt] [--repeats 3] [--threads 1]
+    python experiments/char_cache_bound.py [--model runs/ewt_quick/best.pt] [--repeats 3] [--threads 1]
 
 Parses EWT dev + test greedily. Prints tokens/s of each pass; their ratio bounds any gain from
 caching character vectors (``model.char_cache``, ``models/encoder.py``) on this model.

@@ -1,10 +1,10 @@
 """Arms of a comparison over seeds: mean and sd of dev/test LAS, greedy and with a beam, and the
 paired bootstrap against a baseline arm.
 
-    python tools/seed_table.py --arms hinge=runs/hinge xent=runs/xent [--baseline hinge]
+    python experiments/seed_table.py --arms hinge=runs/hinge xent=runs/xent [--baseline hinge]
                                [--beam 8] [--threads 1] [--samples 10000]
 
-An arm is a folder of runs named ``<data>_s<seed>`` (``tools/seed_runs.py`` writes them). For
+An arm is a folder of runs named ``<data>_s<seed>`` (``experiments/seed_runs.py`` writes them). For
 every treebank and arm, each run's ``best.pt`` parses dev and test greedily and with a beam of
 ``--beam`` with the model's own scores (``decoder.scores=auto``: local scores at the temperature
 fitted on dev for greedily trained models, what ``trainer.global_scores`` says for global ones),

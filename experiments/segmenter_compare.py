@@ -1,7 +1,7 @@
 """Raw-text segmentation against the gold test set: spaCy's rules against a segmenter trained on
 the treebank (UDPipe 1's tokenizer, ``nparse/io/segmenter.py``).
 
-    python tools/segmenter_compare.py [--data en_ewt el_gdt hu_szeged] [--epochs 20]
+    python experiments/segmenter_compare.py [--data en_ewt el_gdt hu_szeged] [--epochs 20]
                                       [--out runs/segmenters] [--model TAGGER_PARSER.pt ...]
 
 For every treebank the raw text of the test set (its ``# text`` lines, a paragraph per
