@@ -22,19 +22,16 @@ from pathlib import Path
 
 import numpy as np
 import torch
-
+from common import split_sentences
 
 from nparse.api import Parser
 from nparse.decoding.decode import completion_for
 from nparse.decoding.beam import beam_search, local_scores, score_rows
-from nparse.io.conllu import read_conllu
 from nparse.io.data import bucket_batches, collate, encode
-from nparse.paths import resolve_path
 from nparse.systems import make_oracle
 from nparse.systems.arrays import Layout
 from nparse.systems.base import single_rooted
 
-ROOT = Path(__file__).resolve().parent.parent
 
 STATIC = {"archybrid": "static", "arceager": "static", "arcstandard": "static", "swapstandard": "eager",
           "twoplanar": "static", "archybrid_swap": "static"}  # fmt: skip
@@ -58,7 +55,7 @@ def main() -> None:
         model, system = parser.model, parser.model.system
         temperature = parser.settings.override(scores=args.scores).for_model(parser.config, parser.calibration).beam_temperature
         oracle = make_oracle(system, STATIC[system.name])
-        sents = read_conllu(resolve_path(parser.config["data"][args.split], f"data.{args.split}"))
+        sents = split_sentences(parser.config["data"], args.split)
         examples = [encode(s, model.vocabs) for s in sents]
         counts = np.zeros(8)
         scores_greedy, scores_beam = [], []

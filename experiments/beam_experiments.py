@@ -18,35 +18,25 @@ from __future__ import annotations
 
 import argparse
 import json
-import subprocess
-import sys
-import time
 from pathlib import Path
 
+from common import parse_scores, split_sentences, stamped_run, train
 
 from nparse.api import Parser
-from nparse.eval.scores import score
-from nparse.io.conllu import read_conllu
-from nparse.paths import resolve_path
-
-ROOT = Path(__file__).resolve().parent.parent
 
 DEFAULT_EXPS = ["beam_early", "beam_maxv", "beam_imp_early", "beam_imp_maxv"]
 
 
-def train(exp: str, data: str, run_dir: Path, *overrides: str) -> Path:
-    cmd = [sys.executable, "-m", "nparse.train", f"+exp={exp}", f"data={data}", f"hydra.run.dir={run_dir}", *overrides]
-    print(" ".join(cmd[1:]), flush=True)
-    subprocess.run(cmd, cwd=ROOT, check=True)
+def train_run(exp: str, data: str, run_dir: Path, *overrides: str) -> Path:
+    train(f"+exp={exp}", f"data={data}", f"hydra.run.dir={run_dir}", *overrides)
     return run_dir
 
 
 def fine_tune(exp: str, data: str, greedy: Path, args: argparse.Namespace) -> Path:
     """A global run of ``exp`` started from the greedy run's best checkpoint, with the budget of
     ``args`` (global_epochs, seed, beam, threads, overrides), into runs/<exp>/<date>_<time>_<data>/."""
-    stamp = time.strftime("%Y-%m-%d_%H-%M-%S")
-    return train(
-        exp, data, ROOT / "runs" / exp / f"{stamp}_{data}",
+    return train_run(
+        exp, data, stamped_run(exp, data),
         f"trainer.init_from={greedy / 'best.pt'}", f"trainer.epochs={args.global_epochs}",
         f"trainer.seed={args.seed}", f"trainer.beam_size={args.beam}", f"decoder.beam_size={args.beam}",
         f"trainer.threads={args.threads}", *args.overrides,
@@ -58,9 +48,7 @@ def decode_scores(run: Path, beam: int) -> dict[str, tuple[float, float]]:
     parser = Parser.load(run / "best.pt", "cpu")
     out = {}
     for split in ("dev", "test"):
-        sents = read_conllu(resolve_path(parser.config["data"][split], f"data.{split}"))
-        results = parser.parse_sentences(sents, beam_size=beam)
-        s = score(sents, [h for h, _ in results], [lab for _, lab in results])
+        s = parse_scores(parser, split_sentences(parser.config["data"], split), beam_size=beam)
         out[split] = (s.uas, s.las)
     return out
 
@@ -94,12 +82,11 @@ def main() -> None:
     args = ap.parse_args()
     lines = []
     for i, data in enumerate(args.data):
-        stamp = time.strftime("%Y-%m-%d_%H-%M-%S")
         if i < len(args.greedy_run):
             greedy = args.greedy_run[i]
         else:
-            greedy = train(
-                args.greedy_exp, data, ROOT / "runs" / args.greedy_exp / f"{stamp}_{data}",
+            greedy = train_run(
+                args.greedy_exp, data, stamped_run(args.greedy_exp, data),
                 f"trainer.epochs={args.greedy_epochs}", f"trainer.seed={args.seed}", f"trainer.threads={args.threads}",
             )  # fmt: skip
         lines.append(row(f"{args.greedy_exp} (greedy)", greedy))

@@ -22,12 +22,12 @@ from pathlib import Path
 
 import torch
 
+from common import split_sentences
+
 from nparse import checkpoint
 from nparse.api import Parser
 from nparse.eval.scores import score
-from nparse.io.conllu import read_conllu
 from nparse.io.data import encode
-from nparse.paths import resolve_path
 from nparse.systems import make_oracle
 from nparse.training.calibration import calibrate
 
@@ -50,7 +50,7 @@ def main() -> int:
         path = path / "best.pt" if path.is_dir() else path
         parser = Parser.load(path, "cpu")
         name = f"{parser.config.get('exp_name', path.parent.name)} ({parser.config['data'].get('name', '?')})"
-        sents = read_conllu(resolve_path(parser.config["data"][args.split], f"data.{args.split}"))
+        sents = split_sentences(parser.config["data"], args.split)
         if args.calibrate:
             oracle_cfg = dict(parser.config.get("oracle") or {})
             oname = oracle_cfg.pop("name")

@@ -20,16 +20,10 @@ import time
 from pathlib import Path
 
 import torch
-
-
 from beam_experiments import fine_tune
+from common import ROOT, SPLITS, parse_scores, split_sentences
 
 from nparse.api import Parser
-from nparse.eval.scores import score
-from nparse.io.conllu import read_conllu
-from nparse.paths import resolve_path
-
-ROOT = Path(__file__).resolve().parent.parent
 
 DEFAULT_EXPS = ["beam_swapstd_ndall", "completion_2a", "completion_2ab", "completion_2ab3abc"]
 
@@ -37,15 +31,14 @@ DEFAULT_EXPS = ["beam_swapstd_ndall", "completion_2a", "completion_2ab", "comple
 def measure(run: Path, decoder: str) -> tuple[dict[str, tuple[float, float]], float]:
     """Dev and test (UAS, LAS) of a run's best checkpoint, and tokens/s over dev + test."""
     parser = Parser.load(run / "best.pt", "cpu")
-    splits = {s: read_conllu(resolve_path(parser.config["data"][s], f"data.{s}")) for s in ("dev", "test")}
+    splits = {s: split_sentences(parser.config["data"], s) for s in SPLITS}
     parser.parse_sentences(splits["dev"][:50], decoder=decoder)  # warm-up (compiled kernels)
     out, seconds, tokens = {}, 0.0, 0
     for split, sents in splits.items():
         start = time.perf_counter()
-        results = parser.parse_sentences(sents, decoder=decoder)
+        s = parse_scores(parser, sents, decoder=decoder)
         seconds += time.perf_counter() - start
-        tokens += sum(len(s) for s in sents)
-        s = score(sents, [h for h, _ in results], [lab for _, lab in results])
+        tokens += sum(len(sent) for sent in sents)
         out[split] = (s.uas, s.las)
     return out, tokens / seconds
 

@@ -14,10 +14,8 @@ import argparse
 import json
 import subprocess
 import sys
-import time
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+from common import ROOT, stamped_run, train
 DEFAULT_EXPS = ["2planar_static", "2planar_dynamic", "archybrid_swap", "swapstd_lazy", "swapstd_ndall"]
 
 
@@ -32,15 +30,11 @@ def main() -> None:
     done = []
     for data in args.data:
         for exp in args.exps:
-            stamp = time.strftime("%Y-%m-%d_%H-%M-%S")
-            run_dir = ROOT / "runs" / exp / f"{stamp}_{data}"
-            cmd = [
-                sys.executable, "-m", "nparse.train", f"+exp={exp}", f"data={data}",
-                f"trainer.epochs={args.epochs}", f"trainer.seed={args.seed}", f"hydra.run.dir={run_dir}",
-                *args.overrides,
-            ]  # fmt: skip
-            print(" ".join(cmd[1:]), flush=True)
-            subprocess.run(cmd, cwd=ROOT, check=True)
+            run_dir = stamped_run(exp, data)
+            train(
+                f"+exp={exp}", f"data={data}", f"trainer.epochs={args.epochs}", f"trainer.seed={args.seed}",
+                f"hydra.run.dir={run_dir}", *args.overrides,
+            )  # fmt: skip
             best = json.loads((run_dir / "metrics.json").read_text()).get("best") or {}
             print(f"  -> dev LAS {best.get('dev_las', 0):.2f} ({run_dir})", flush=True)
             done.append(run_dir)

@@ -14,11 +14,8 @@ sequential: the machine has 2 cores.
 from __future__ import annotations
 
 import argparse
-import subprocess
-import sys
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+from common import RUNS, train
 
 
 def main() -> None:
@@ -32,17 +29,14 @@ def main() -> None:
     args = ap.parse_args()
     for data in args.data:
         for seed in args.seeds:
-            run = ROOT / "runs" / args.name / f"{data}_s{seed}"
+            run = RUNS / args.name / f"{data}_s{seed}"
             if (run / "metrics.json").is_file():
                 print(f"done already: {run}", flush=True)
                 continue
-            cmd = [
-                sys.executable, "-m", "nparse.train", f"+exp={args.exp}", f"data={data}", f"trainer.seed={seed}",
-                f"trainer.threads={args.threads}", f"hydra.run.dir={run}",
-                *(o.format(data=data, seed=seed) for o in args.overrides),
-            ]  # fmt: skip
-            print(" ".join(cmd[1:]), flush=True)
-            subprocess.run(cmd, cwd=ROOT, check=True)
+            train(
+                f"+exp={args.exp}", f"data={data}", f"trainer.seed={seed}", f"trainer.threads={args.threads}",
+                f"hydra.run.dir={run}", *(o.format(data=data, seed=seed) for o in args.overrides),
+            )  # fmt: skip
 
 
 if __name__ == "__main__":

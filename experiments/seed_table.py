@@ -18,18 +18,17 @@ from __future__ import annotations
 
 import argparse
 import json
-import statistics
 from collections import defaultdict
 from pathlib import Path
 
 import torch
+from common import SPLITS, mean_sd, split_path, split_sentences
 from omegaconf import OmegaConf
 
 from nparse.api import Parser
 from nparse.eval.scores import score
 from nparse.eval.significance import compare_files
 from nparse.io.conllu import read_conllu, write_conllu
-from nparse.paths import resolve_path
 
 
 def predictions(run: Path, beam: int) -> dict[str, tuple[Path, float]]:
@@ -39,9 +38,9 @@ def predictions(run: Path, beam: int) -> dict[str, tuple[Path, float]]:
     parser = None
     out = {}
     name = "greedy" if beam == 1 else f"beam{beam}"
-    for split in ("dev", "test"):
+    for split in SPLITS:
         path = run / f"{split}.{name}.conllu"
-        gold = read_conllu(resolve_path(cfg.data[split], f"data.{split}"))
+        gold = split_sentences(cfg.data, split)
         if not path.is_file():
             parser = parser or Parser.load(run / "best.pt", "cpu")
             best = [p[0] for p in parser.parse_nbest(gold, beam_size=beam, decoder="beam")]
@@ -49,12 +48,6 @@ def predictions(run: Path, beam: int) -> dict[str, tuple[Path, float]]:
         pred = read_conllu(path)
         out[split] = (path, score(gold, [s.heads for s in pred], [s.deprels for s in pred]).las)
     return out
-
-
-def mean_sd(values: list[float]) -> str:
-    if len(values) < 2:
-        return f"{values[0]:.2f}" if values else "-"
-    return f"{statistics.mean(values):.2f} ± {statistics.stdev(values):.2f}"
 
 
 def main() -> None:
@@ -80,7 +73,7 @@ def main() -> None:
             if "test" not in metrics:  # still training
                 continue
             cfg = OmegaConf.load(run / "config.yaml")
-            golds[data] = resolve_path(cfg.data.test, "data.test")
+            golds[data] = split_path(cfg.data, "test")
             for k in sorted({1, args.beam}):
                 got = predictions(run, k)
                 rows[(data, arm, "greedy" if k == 1 else f"beam {k}")][int(seed)] = (

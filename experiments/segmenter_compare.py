@@ -20,18 +20,13 @@ import argparse
 import time
 from pathlib import Path
 
+from common import split_path, split_sentences, treebank
+
 from nparse.api import Parser, parsed_sentence
 from nparse.eval.aligned import aligned_scores
-from nparse.io.conllu import read_conllu
 from nparse.io.rawtext import iter_raw, text_of
 from nparse.io.segmenter import Segmenter, train
-from nparse.paths import PROJECT_ROOT
-
-TREEBANKS = {
-    "en_ewt": (PROJECT_ROOT / "data" / "ud" / "en_ewt", "en"),
-    "el_gdt": (PROJECT_ROOT.parent / "shared" / "data" / "ud" / "el_gdt", "el"),
-    "hu_szeged": (PROJECT_ROOT.parent / "shared" / "data" / "ud" / "hu_szeged", "hu"),
-}
+TREEBANKS = ("en_ewt", "el_gdt", "hu_szeged")
 METRICS = ("tokens", "sentences", "words", "upos", "uas", "las")
 
 
@@ -48,15 +43,16 @@ def main() -> None:
           + " | segmenting tokens/s | all tokens/s | trained in (s) |")  # fmt: skip
     print("|---" * (len(METRICS) + 5) + "|")
     for k, name in enumerate(args.data):
-        folder, lang = TREEBANKS[name]
-        gold = read_conllu(folder / f"{name}-ud-test.conllu")
+        data = treebank(name)
+        lang = str(data.lang)
+        gold = split_sentences(data, "test")
         text = text_of(gold)
         model_path = out / f"{name}.e{args.epochs}.udpipe"
         trained = "-"
         if not model_path.exists():
             start = time.perf_counter()
             model_path.write_bytes(
-                train(folder / f"{name}-ud-train.conllu", folder / f"{name}-ud-dev.conllu", f"epochs={args.epochs}")
+                train(split_path(data, "train"), split_path(data, "dev"), f"epochs={args.epochs}")
             )
             trained = f"{time.perf_counter() - start:.0f}"
         parser = Parser.load(args.model[k], "cpu") if k < len(args.model) else None

@@ -20,9 +20,10 @@ from pathlib import Path
 import torch
 from omegaconf import OmegaConf
 
+from common import split_sentences
+
 from nparse.api import load
 from nparse.io.conllu import read_conllu
-from nparse.paths import resolve_path
 from nparse.trees import arcs_cross
 
 
@@ -36,7 +37,7 @@ def row(run: Path) -> str:
     metrics = json.loads((run / "metrics.json").read_text())
     cfg = OmegaConf.load(run / "config.yaml")
     best, test = metrics.get("best") or {}, metrics.get("test") or {}
-    gold = read_conllu(resolve_path(cfg.data.test, "data.test"))
+    gold = split_sentences(cfg.data, "test")
     pred = read_conllu(run / "test.pred.conllu")
     words = sum(len(s) for s in gold)
     built = sum(len(crossing(p.heads)) for p in pred)

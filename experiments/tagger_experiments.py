@@ -23,20 +23,20 @@ from __future__ import annotations
 import argparse
 import io
 import json
-import subprocess
 import sys
 import time
 from pathlib import Path
 
 
 import torch
+from common import RUNS, split_sentences, treebank
+from common import train as train_run
 
 import nparse
 from nparse.eval.aligned import aligned_scores
 from nparse.api import parsed_sentence
 from nparse.io.conllu import Sentence, read_conllu, write_conllu
 from nparse.io.rawtext import iter_raw, text_of
-from nparse.paths import PROJECT_ROOT
 
 
 def train(exp: str, data: str, epochs: int, threads: int, out: Path) -> Path:
@@ -59,9 +59,7 @@ def train(exp: str, data: str, epochs: int, threads: int, out: Path) -> Path:
         what = [f"trainer.resume={run / 'last.pt'}"]
     else:
         what = [f"+exp={exp}", f"data={data}", f"hydra.run.dir={run}"]
-    cmd = [sys.executable, "-m", "nparse.train", *what, f"trainer.epochs={epochs}", f"trainer.threads={threads}"]
-    print(" ".join(cmd), file=sys.stderr)
-    subprocess.run(cmd, cwd=PROJECT_ROOT, check=True)
+    train_run(*what, f"trainer.epochs={epochs}", f"trainer.threads={threads}", log=sys.stderr)
     return run
 
 
@@ -93,16 +91,13 @@ def main() -> None:
     ap.add_argument("--data", default="en_ewt")
     ap.add_argument("--epochs", type=int, default=30)
     ap.add_argument("--threads", type=int, default=1)
-    ap.add_argument("--out", type=Path, default=PROJECT_ROOT / "runs" / "tagger")
+    ap.add_argument("--out", type=Path, default=RUNS / "tagger")
     args = ap.parse_args()
     torch.set_num_threads(args.threads)
     gold_run = train(args.exp, args.data, args.epochs, args.threads, args.out)
     tag_run = train(f"{args.exp}_tagger", args.data, args.epochs, args.threads, args.out)
     config = json.loads((gold_run / "metrics.json").read_text())
-    test_path = PROJECT_ROOT / "data" / "ud" / "en_ewt" / "en_ewt-ud-test.conllu"
-    if args.data != "en_ewt":
-        test_path = PROJECT_ROOT.parent / "shared" / "data" / "ud" / args.data / f"{args.data}-ud-test.conllu"
-    gold = read_conllu(test_path)
+    gold = split_sentences(treebank(args.data), "test")
     words = sum(len(s) for s in gold)
     rows = []
     for name, run, sents in (("gold tokens + gold UPOS", gold_run, gold),
