@@ -287,7 +287,7 @@ def test_dynamic_oracle_counts_a_cycle_of_reachable_gold_arcs():
 
 
 def test_compiled_costs_equal_the_python_definition():
-    """The oracle's compiled costs (covington_kernels.py) equal ``reference_costs`` everywhere
+    """The oracle's compiled costs (kernels/covington_oracle.py) equal ``reference_costs`` everywhere
     on random walks over sentences of 2-40 words."""
     system = Covington()
     oracle = CovingtonDynamic(system)

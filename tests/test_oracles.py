@@ -20,7 +20,7 @@ from nparse.systems.arceager import ArcEager, ArcEagerDynamic
 from nparse.systems.search import ExactLoss, check_oracle, random_tree, random_walk, small_trees
 from nparse.systems.verification import VERIFICATIONS
 from nparse.systems.swapstandard import SWAP, SwapGold, SwapNDAll, SwapStandard, can_shift
-from nparse.systems.swapstandard_kernels import can_shift as can_shift_compiled
+from nparse.systems.kernels.swapstandard_oracle import can_shift as can_shift_compiled
 from nparse.systems.twoplanar import SWITCH, TwoPlanar, TwoPlanarDynamic, is_two_planar
 from nparse.trees import is_projective
 

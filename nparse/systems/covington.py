@@ -50,7 +50,7 @@ from typing import Hashable, Sequence
 import numpy as np
 
 from ..trees import is_ancestor
-from . import covington_kernels as oracle_kernels
+from .kernels import covington_oracle as oracle_kernels
 from .kernels import covington as kernel
 from .base import NONE, Config, CostOracle, Gold, StaticOracle, TransitionSystem, front_arc
 from .search import ExactLoss

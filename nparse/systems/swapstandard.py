@@ -34,7 +34,7 @@ from typing import Sequence
 import numpy as np
 
 from ..trees import projective_order
-from . import swapstandard_kernels as oracle_kernels
+from .kernels import swapstandard_oracle as oracle_kernels
 from .arcstandard import LEFT, RIGHT, SHIFT, ArcStandard
 from .kernels import swapstandard as kernel
 from .base import NONE, Config, Gold, Oracle, RowOracle, StaticOracle

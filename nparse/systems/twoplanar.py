@@ -36,7 +36,7 @@ from typing import Hashable, Sequence
 import numpy as np
 
 from ..trees import arcs_cross, is_ancestor
-from . import twoplanar_kernels as oracle_kernels
+from .kernels import twoplanar_oracle as oracle_kernels
 from .arrays import Layout
 from .kernels import twoplanar as kernel
 from .base import NONE, Config, CostOracle, Gold, RowOracle, StaticOracle, TransitionSystem, front_arc

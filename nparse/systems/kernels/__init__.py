@@ -1,6 +1,8 @@
-"""Compiled (numba) transition kernels, one module per system, on configuration rows.
+"""Compiled (numba) kernels on configuration rows: ``<name>.py`` holds a system's transitions,
+``<name>_oracle.py`` its oracle's compiled costs where the oracle has them (2-Planar, Covington,
+SwapStandard), and ``rows.py`` the layout of a row.
 
-Every module declares ``CODE`` (the system's ``code``, which ``arrays.py`` dispatches on) and
+Every system module declares ``CODE`` (the system's ``code``, which ``arrays.py`` dispatches on) and
 five functions over one row of the state array (``rows.py`` says where each part lives):
 ``initial(row, off, root_end, n)``, ``terminal(row, off, root_end)``,
 ``legal(row, off, root_end, out)`` (one flag per action into ``out``), ``positions(row, off,

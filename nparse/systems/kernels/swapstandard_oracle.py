@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .kernels.rows import L_BUF, L_HEADS, L_NB, L_NS, L_STACK
+from .rows import L_BUF, L_HEADS, L_NB, L_NS, L_STACK
 
 
 @njit(cache=True)

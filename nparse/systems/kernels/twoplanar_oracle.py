@@ -14,8 +14,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .kernels import twoplanar as kernel
-from .kernels.rows import L_BUF, L_HEADS, L_N, L_NB, L_NS, L_NS2, L_PLANE, L_STACK, L_STACK2, L_SWITCHED
+from . import twoplanar as kernel
+from .rows import L_BUF, L_HEADS, L_N, L_NB, L_NS, L_NS2, L_PLANE, L_STACK, L_STACK2, L_SWITCHED
 
 SHIFT, LEFT, RIGHT, REDUCE, SWITCH = 0, 1, 2, 3, 4
 ILLEGAL = -1
