@@ -67,17 +67,13 @@ class SwapHybridGold(Gold):
         self.mpc = _components(self, system)
 
 
-def complete(heads: list[int], gold: Gold, w: int) -> bool:
-    return all(heads[k] != NONE for k in gold.children[w])
-
-
 def static_arc(c: Config, gold: Gold, system: ArcHybrid) -> int | None:
     """LEFT or RIGHT when s0 is complete and its gold head is b0 or s1 (and the move is legal)."""
     stack = c.stack
     if not stack:
         return None
     s0 = stack[-1]
-    if not complete(c.heads, gold, s0):
+    if not gold.complete(c.heads, s0):
         return None
     h = gold.heads[s0]
     if h == c.buffer[-1] and system.legal(c)[LEFT]:

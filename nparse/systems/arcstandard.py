@@ -73,12 +73,6 @@ class ArcStandard(TransitionSystem):
         return tuple(c.stack), tuple(c.buffer)
 
 
-def complete(c: Config, gold: Gold, w: int) -> bool:
-    """Whether every gold dependent of w is already attached."""
-    heads = c.heads
-    return all(heads[k] != NONE for k in gold.children[w])
-
-
 class ArcStandardStatic(StaticOracle):
     """LEFT if s1 is complete and s0 is its head, RIGHT if s0 is complete and s1 its head, else SHIFT."""
 
@@ -91,8 +85,8 @@ class ArcStandardStatic(StaticOracle):
         stack = c.stack
         if len(stack) > 1:
             s0, s1 = stack[-1], stack[-2]
-            if s1 != 0 and gold.heads[s1] == s0 and complete(c, gold, s1):
+            if s1 != 0 and gold.heads[s1] == s0 and gold.complete(c.heads, s1):
                 return LEFT
-            if gold.heads[s0] == s1 and complete(c, gold, s0):
+            if gold.heads[s0] == s1 and gold.complete(c.heads, s0):
                 return RIGHT
         return SHIFT

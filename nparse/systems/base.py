@@ -89,6 +89,11 @@ class Gold:
         self.n = len(self.heads) - 1
         self.children = children_of(self.heads)
 
+    def complete(self, heads: Sequence[int], w: int) -> bool:
+        """Whether every gold dependent of word ``w`` is attached in ``heads`` (a configuration's
+        heads): the static oracles attach a word to its head only then."""
+        return all(heads[k] != NONE for k in self.children[w])
+
 
 C = TypeVar("C", bound=Config)  # a system's configuration type
 G = TypeVar("G", bound=Gold)  # what an oracle prepares per sentence

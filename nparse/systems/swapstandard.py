@@ -72,16 +72,12 @@ class SwapGold(Gold):
         self.minimal: list[int] | None = None  # the MINIMAL sequence
 
 
-def complete(heads: list[int], gold: Gold, w: int) -> bool:
-    return all(heads[k] != NONE for k in gold.children[w])
-
-
 def can_left(c: Config, gold: Gold) -> bool:
     stack = c.stack
     if len(stack) < 2:
         return False
     s0, s1 = stack[-1], stack[-2]
-    return s1 != 0 and gold.heads[s1] == s0 and complete(c.heads, gold, s1)
+    return s1 != 0 and gold.heads[s1] == s0 and gold.complete(c.heads, s1)
 
 
 def can_right(c: Config, gold: Gold) -> bool:
@@ -89,7 +85,7 @@ def can_right(c: Config, gold: Gold) -> bool:
     if len(stack) < 2:
         return False
     s0, s1 = stack[-1], stack[-2]
-    return gold.heads[s0] == s1 and complete(c.heads, gold, s0) and (s1 != 0 or not c.buffer)
+    return gold.heads[s0] == s1 and gold.complete(c.heads, s0) and (s1 != 0 or not c.buffer)
 
 
 def can_swap(c: Config, gold: SwapGold) -> bool:
