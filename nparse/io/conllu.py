@@ -1,23 +1,23 @@
 """CoNLL-U input and output.
 
-Field parsing is done by the ``conllu`` package; on top of it this module keeps every raw line
-of a sentence so that writing a parse changes nothing but HEAD and DEPREL of syntactic words:
-comments, multiword-token lines and empty nodes go back out byte for byte. Every problem in the
-input is reported with the file and line it was found on.
+A line is split on tabs only (a FORM may hold spaces) and only the columns a parser reads are
+interpreted: ID (a word, a multiword range ``3-4`` or an empty node ``5.1``) and HEAD (``_`` or
+an integer), by the rules of the CoNLL-U format. Every raw line of a sentence is kept, so that
+writing a parse changes nothing but HEAD and DEPREL of syntactic words: comments, multiword-token
+lines and empty nodes go back out byte for byte. Every problem in the input is reported with the
+file and line it was found on.
 """
 
 from __future__ import annotations
 
 import io
 import os
+import re
 import tempfile
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import IO, Iterable, Iterator
-
-from conllu.exceptions import ParseException
-from conllu.parser import DEFAULT_FIELDS, parse_line
 
 from ..trees import tree_problem  # noqa: F401  (re-exported: readers check trees with it)
 
@@ -66,15 +66,28 @@ class Sentence:
         return self.line + self.word_lines[i]
 
 
-def _parse(path: str, lineno: int, raw: str) -> dict:
-    """Fields of one token line, parsed by the conllu package."""
-    try:
-        return parse_line(raw, DEFAULT_FIELDS)
-    except ParseException as err:
-        raise CoNLLUError(path, lineno, str(err)) from None
+WORD_ID = re.compile(r"0|[1-9][0-9]*")
+RANGE_ID = re.compile(r"([1-9][0-9]*)-([1-9][0-9]*)")
+EMPTY_ID = re.compile(r"([0-9]+)\.([1-9][0-9]*)")
+INTEGER = re.compile(r"0|-?[1-9][0-9]*")
 
 
-def _build(path: str, start: int, lines: list[str], allow_missing_heads: bool) -> Sentence:
+def parse_id(text: str) -> int | tuple[int, str, int] | None:
+    """A word ID as an int, a multiword range as ``(first, "-", last)``, an empty node as
+    ``(word, ".", k)``; None for anything else."""
+    if WORD_ID.fullmatch(text):
+        return int(text)
+    if m := RANGE_ID.fullmatch(text):
+        return (int(m[1]), "-", int(m[2]))
+    if m := EMPTY_ID.fullmatch(text):
+        return (int(m[1]), ".", int(m[2]))
+    return None
+
+
+def build_sentence(path: str, start: int, lines: list[str], allow_missing_heads: bool) -> Sentence:
+    """A sentence from its lines (comments first, then token lines), the first at line ``start``
+    of ``path``; malformed lines raise ``CoNLLUError`` at their line. ``allow_missing_heads``:
+    HEAD ``_`` reads as -1 (input to parse) instead of being refused (a gold tree)."""
     forms, upos, xpos, heads, deprels, word_lines = [ROOT_FORM], ["<root>"], ["<root>"], [-1], ["_"], [0]
     sent_id = None
     seen_tokens = False
@@ -93,8 +106,7 @@ def _build(path: str, start: int, lines: list[str], allow_missing_heads: bool) -
         cols = raw.split("\t")
         if len(cols) != 10:
             raise CoNLLUError(path, lineno, f"expected 10 tab-separated columns, found {len(cols)}")
-        token = _parse(path, lineno, raw)
-        tid = token["id"]
+        tid = parse_id(cols[0])
         n = len(forms) - 1
         if isinstance(tid, int):
             if tid < 1:
@@ -102,15 +114,16 @@ def _build(path: str, start: int, lines: list[str], allow_missing_heads: bool) -
             if tid != n + 1:
                 what = "duplicate" if tid <= n else "non-consecutive"
                 raise CoNLLUError(path, lineno, f"{what} word ID {tid} (expected {n + 1})")
-            head = token["head"]
-            if head is None:
+            if cols[6] == "_":
                 if not allow_missing_heads:
                     raise CoNLLUError(path, lineno, "HEAD is '_' (a gold tree is required here)")
                 head = -1
-            elif not isinstance(head, int):
+            elif not INTEGER.fullmatch(cols[6]):
                 raise CoNLLUError(path, lineno, f"HEAD {cols[6]!r} is not an integer")
-            elif head < 0:
-                raise CoNLLUError(path, lineno, f"HEAD {head} is negative")
+            elif cols[6].startswith("-"):
+                raise CoNLLUError(path, lineno, f"HEAD {cols[6]} is negative")
+            else:
+                head = int(cols[6])
             forms.append(cols[1])
             upos.append(cols[3])
             xpos.append(cols[4])
@@ -206,7 +219,7 @@ def iter_conllu(
             raise CoNLLUError(path, lineno, lone_cr_message(raw))
         if raw == "":
             if block:
-                yield _build(path, start, block, allow_missing_heads)
+                yield build_sentence(path, start, block, allow_missing_heads)
             block = []
             start = lineno + 1
         elif raw.strip() == "":
@@ -214,7 +227,7 @@ def iter_conllu(
         else:
             block.append(raw)
     if block:
-        yield _build(path, start, block, allow_missing_heads)
+        yield build_sentence(path, start, block, allow_missing_heads)
 
 
 def lone_cr_message(line: str) -> str:
@@ -259,7 +272,7 @@ def iter_text(source: str | Path | Iterable[str], path: str | None = None) -> It
         count += 1
         lines = [f"# sent_id = {count}", "# text = " + " ".join(tokens)]
         lines += [f"{i}\t{tok}\t_\t_\t_\t_\t_\t_\t_\t_" for i, tok in enumerate(tokens, 1)]
-        sent = _build(path, lineno, lines, allow_missing_heads=True)
+        sent = build_sentence(path, lineno, lines, allow_missing_heads=True)
         sent.line = lineno - 2  # word i is on file line ``lineno`` for every i
         yield sent
 
@@ -342,6 +355,7 @@ def write_conllu(
 __all__ = [
     "CoNLLUError",
     "Sentence",
+    "build_sentence",
     "format_sentence",
     "iter_conllu",
     "read_conllu",

@@ -22,7 +22,7 @@ import re
 from functools import lru_cache
 from typing import Any, Callable, Iterable, Iterator
 
-from .conllu import Sentence, _build
+from .conllu import Sentence, build_sentence
 
 INSTALL = 'pip install -e ".[raw]"'
 PARAGRAPH_CHARS = 1_000_000  # longest paragraph read at once (see the module docstring)
@@ -133,7 +133,7 @@ def iter_raw(
                     rows.append(f"{k}\t{form}\t_\t_\t_\t_\t_\t_\t_\t{spacing}")
                 k += len(words)
                 shown.append(form + (" " if gap and j < len(tokens) - 1 else ""))
-            sent = _build(path, lineno, [f"# sent_id = {count}", f"# text = {''.join(shown)}", *rows], True)
+            sent = build_sentence(path, lineno, [f"# sent_id = {count}", f"# text = {''.join(shown)}", *rows], True)
             sent.line = lineno - 2  # messages about a word point at its paragraph's first line
             yield sent
 
