@@ -178,3 +178,12 @@ def test_a_lone_carriage_return_is_refused_at_its_line_and_column(tmp_path, data
 def test_crlf_line_ends_are_still_read():
     sents = read_conllu(io.StringIO("1\tA\t_\t_\t_\t_\t0\troot\t_\t_\r\n\r\n1\tB\t_\t_\t_\t_\t0\troot\t_\t_\r\n"))
     assert [s.forms[1] for s in sents] == ["A", "B"]
+
+
+def test_columns_are_split_on_tabs_only():
+    """A FORM or MISC holding spaces stays one column (a reader that also splits on two spaces
+    would shift HEAD into another column)."""
+    text = "1\tNew  York\tNew York\tPROPN\t_\t_\t0\troot\t_\tSpaceAfter=No  x\n\n"
+    [sent] = read_conllu(io.StringIO(text))
+    assert sent.forms[1] == "New  York" and sent.heads[1] == 0 and sent.deprels[1] == "root"
+    assert format_sentence(sent, [-1, 0], ["_", "root"]) == text
