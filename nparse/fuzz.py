@@ -35,7 +35,7 @@ import tempfile
 import time
 from collections import Counter, defaultdict
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable
 
 import torch
 from hydra import compose, initialize_config_dir
@@ -289,8 +289,8 @@ def untrained_checkpoint(sents: list[Sentence], folder: Path, overrides: tuple[s
     with initialize_config_dir(config_dir=str(CONF_DIR), version_base="1.3"):
         cfg = compose(config_name="config", overrides=list(overrides))
     torch.manual_seed(0)
-    system = OmegaConf.to_container(cfg.system, resolve=True)
-    options = OmegaConf.to_container(cfg.model, resolve=True)
+    system: Any = OmegaConf.to_container(cfg.system, resolve=True)
+    options: Any = OmegaConf.to_container(cfg.model, resolve=True)
     vocabs = Vocabs.build(sents)
     model = ParserModel(vocabs, make_system(**system), options)
     path = folder / "untrained.pt"

@@ -45,6 +45,9 @@ instead of raw scores, in the search and in the loss: the model stays locally no
 greedy model decoded with a beam on local scores is (``decoding/beam.py``), so fine-tuning
 starts from a beam that already parses as well as greedy decoding, and derivations of different
 lengths stay comparable. Raw sums are the globally normalised model of Andor et al. (2016).
+
+The choices (update strategy, positive, restart policy) are objects of ``updates.py``, built once
+from the config in ``GlobalSettings``; this module runs the beam and asks them at every step.
 """
 
 from __future__ import annotations
@@ -56,38 +59,13 @@ from dataclasses import dataclass, field
 import numpy as np
 import torch
 
-from ..decoding.beam import flatten, local_scores, score_rows, step
+from ..decoding.beam import Step, flatten, local_scores, score_rows, step
 from ..decoding.completion import Completion, Factors
 from ..decoding.scoring import TransitionScores
 from ..timing import timed
 from ..systems import Oracle, StaticOracle
 from ..systems.arrays import L_HEADS, L_N, L_STEPS, Layout
-
-UPDATES = ("early", "max_violation", "full")
-LOSSES = ("margin", "softmax")
-RESTART_FROM = ("positive", "negative")
-POSITIVES = ("prefix", "best")
-
-
-@dataclass
-class GlobalSettings:
-    beam_size: int = 8
-    update: str = "early"
-    loss: str = "margin"
-    restart: bool = False
-    restart_from: str = "positive"
-    scores: str = "raw"  # what derivations sum: raw transition scores, or local ones (log-softmax over the legal transitions)
-    positive: str = "prefix"  # max_violation's positive: "prefix" of the best complete correct derivation, or "best" correct item at the step
-
-
-@dataclass
-class Update:
-    """One update; derivations are counted from their segment's restart point."""
-
-    pos: int  # node of the positive example
-    neg: int  # node of the negative example (the beam's best)
-    beam: list[int]  # nodes of the beam at the update (the softmax normaliser, with pos)
-    violation: bool  # the negative is wrong (only then does the margin loss apply)
+from .updates import END, KEEP, End, GlobalSettings, Next, Restart, SentenceStep, Track, Update, Violation
 
 
 @dataclass
@@ -112,20 +90,13 @@ class GlobalRecord:
 
 
 @dataclass
-class _Violation:
-    gap: float
-    update: Update
-    pos_row: np.ndarray
-    restart_row: np.ndarray | None  # the configuration to restart from (None: no restart)
+class Selection:
+    """What one step selected, for the decisions and the next step's rows: the step's result
+    (``decoding.beam.step``) and the node and depth of every selected candidate [G, K]."""
 
-
-@dataclass
-class _Track:
-    """Per-sentence bookkeeping between steps."""
-
-    worst: _Violation | None = None  # largest violation of the current segment
-    wrong: list = field(default_factory=list)  # (neg node, its score, beam nodes, neg row) per wrong step (prefix positives)
-    last_pos_row: np.ndarray | None = None  # the configuration of the last positive example
+    s: Step
+    node: np.ndarray
+    depth: np.ndarray
 
 
 def static_sequence(oracle: StaticOracle, gold) -> list[int]:
@@ -153,13 +124,14 @@ class GlobalSearch:
         self.completion = completion
         self.factor_parts: list[Factors] = []
         self.golds, self.settings = golds, settings
+        self.update, self.restart = settings.update_strategy, settings.restart_policy
         self.k = settings.beam_size
-        self.kinds = 1 if settings.update == "early" else 2  # a gold beam beside the beam
-        self.tracks = [_Track() for _ in lengths]
+        self.kinds = 2 if self.update.gold_beam else 1  # a gold beam beside the beam
+        self.tracks = [Track() for _ in lengths]
         # A static oracle's correct items follow its sequence from the start: read it, do not ask.
         self.sequences = None
         if isinstance(oracle, StaticOracle):
-            if settings.restart:
+            if self.restart.restarts:
                 raise ValueError(f"{oracle.name} is a static oracle: it cannot restart")
             self.sequences = [static_sequence(oracle, g) for g in golds]
         else:
@@ -169,6 +141,7 @@ class GlobalSearch:
         self.rows: list[np.ndarray] = []
         self.legal_rows: list[np.ndarray] = []
         self.n_rows = 0
+        self.row_base = 0  # id of the current step's first feature row
         self.node_parts: list[np.ndarray] = []  # [m, 3] (parent, row, action) per chunk
         self.score_parts: list[np.ndarray] = []  # [m] derivation score of every node (since its restart point)
         self.depth_parts: list[np.ndarray] = []  # [m] transitions since its restart point
@@ -221,7 +194,7 @@ class GlobalSearch:
             rec.reached_end = int(terminal.sum())
             rec.covered = float(np.where(terminal, 1.0, attached / n).sum())
         rec.rows = np.concatenate(self.rows) if self.rows else np.zeros((0, 1), dtype=np.int64)
-        if self.settings.scores == "local":
+        if self.settings.local_scores:
             width = self.layout.n_actions
             rec.legal = np.concatenate(self.legal_rows) if self.legal_rows else np.zeros((0, width), dtype=bool)
         if self.factor_parts:
@@ -244,7 +217,7 @@ class GlobalSearch:
         self.row_base = self.n_rows
         self.n_rows += len(rows)
         scores = score_rows(self.scorer, self.table, rows, done)
-        if self.settings.scores == "local":  # as the decoder sums them (T = 1: the training sets the scale)
+        if self.settings.local_scores:  # as the decoder sums them (T = 1: the training sets the scale)
             self.legal_rows.append(legal)
             scores = local_scores(scores, legal, 1.0)
         found = None
@@ -268,8 +241,7 @@ class GlobalSearch:
             self.k, allowed=allowed, marked=ok, marked_done=self.correct & done,
             inspected=(rows, legal, done), scores=scores,
         )  # fmt: skip
-        self.s = s
-        self.sel_node, self.sel_depth = self.candidate_nodes(s.parent, s.action, s.count, s.total)
+        selected = Selection(s, *self.candidate_nodes(s.parent, s.action, s.count, s.total))
         if found is not None:
             self.keep_factors(found, s, legal.shape)
         # Sentences with nothing to decide (no error, no possible violation, not finished) go on.
@@ -277,19 +249,14 @@ class GlobalSearch:
         finished: np.ndarray = ((s.action < 0) | ~valid).all(1)
         free = np.arange(0, len(self.starts) - 1, self.kinds)
         over = finished[free] & finished[free + self.kinds - 1]
-        if self.settings.update == "early":
-            attention = ~(s.marked & valid)[free].any(1) | over
-        elif self.settings.update == "max_violation":
-            attention = ~s.marked[free, 0] | over
-        else:
-            attention = over
+        attention = self.update.attention(s.marked, valid, free) | over
         pieces = []
         for g, look in zip(free.tolist(), attention.tolist()):
             b = int(self.sent[self.starts[g]])
-            pieces.append((b, g, self.decide(b, g) if look else "keep"))
-        self.advance(pieces)
+            pieces.append((b, g, self.decide(b, g, selected) if look else KEEP))
+        self.advance(pieces, selected)
 
-    def keep_factors(self, found: Factors, s, shape: tuple[int, int]) -> None:
+    def keep_factors(self, found: Factors, s: Step, shape: tuple[int, int]) -> None:
         """Record the factors of the candidates that can become nodes (the selected ones and
         the best marked one), with their feature row ids."""
         chosen = np.zeros(shape, dtype=bool)
@@ -342,76 +309,63 @@ class GlobalSearch:
         return node, actions[::-1]
 
     def materialize(self, parent: int, action: int) -> np.ndarray:
+        """The configuration of item ``parent`` of the current rows after ``action``."""
         row = self.states[parent : parent + 1].copy()
         self.layout.apply(row, np.array([action]))
         return row
 
-    def decide(self, b: int, gf: int) -> object:
-        """What sentence b does next: "keep" its selected items, restart from a row, or None (end)."""
-        s, track, rec, settings = self.s, self.tracks[b], self.rec, self.settings
-        count = s.count[gf]
-        beam = self.sel_node[gf, :count].tolist()
-        neg_node, neg_ok = beam[0], bool(s.marked[gf, 0])
-        free_done = bool((s.action[gf, :count] < 0).all())
-        gg = gf + 1
-        two = self.kinds == 2
-        gold_done = bool((s.action[gg, : s.count[gg]] < 0).all()) if two else True
+    def candidate_row(self, s: Step, g: int, r: int) -> np.ndarray:
+        """The configuration of selected candidate ``r`` of group ``g`` of the step ``s``."""
+        return self.materialize(int(s.parent[g, r]), int(s.action[g, r]))
 
-        def row_of(g: int, r: int) -> np.ndarray:
-            return self.materialize(int(s.parent[g, r]), int(s.action[g, r]))
+    def restart_row(self, step: SentenceStep, pos_row: np.ndarray) -> np.ndarray | None:
+        """Where sentence ``step.b`` goes on after an update at this step (None: it ends)."""
+        return self.restart.row(self, step.b, step.neg_node, pos_row, lambda: self.candidate_row(step.s, step.gf, 0))
 
-        def restart_row(pos_row: np.ndarray, violation: bool) -> np.ndarray | None:
-            if not (settings.restart and violation):
-                return None
-            if settings.restart_from == "negative" and self.explorable(neg_node, b):
-                return row_of(gf, 0)
-            return pos_row
-
-        if settings.update == "early" and not s.marked[gf, :count].any():
-            parent, action = int(s.best_marked[gf, 0]), int(s.best_marked[gf, 1])
-            if parent < 0:
-                rec.stuck += 1
-                return None
-            pos_node = self.candidate_nodes(
-                np.array([[parent]]), np.array([[action]]), np.array([1]), s.best_marked[gf : gf + 1, 2:3]
-            )[0][0, 0]  # fmt: skip
-            pos_row = self.materialize(parent, action)
-            self.add_update(track, Update(int(pos_node), neg_node, beam, True), pos_row)
-            return restart_row(pos_row, True)
-
-        # The best correct item known now: the beam's correct items first (max keeps the first
-        # of equal scores, so an identical derivation is not counted twice), then the gold beam.
+    def sentence_step(self, b: int, gf: int, selected: Selection) -> SentenceStep:
+        """Sentence b after the step: its beam, the negative, the best correct item known now
+        (the beam's correct items first, as max keeps the first of equal scores and an identical
+        derivation is not counted twice, then the gold beam) and whether the segment is over."""
+        s = selected.s
+        count = int(s.count[gf])
+        beam = selected.node[gf, :count].tolist()
         options = [(s.total[gf, r], gf, r) for r in range(count) if s.marked[gf, r]]
-        if two:
+        over = bool((s.action[gf, :count] < 0).all())
+        if self.kinds == 2:
+            gg = gf + 1
             options += [(s.total[gg, r], gg, r) for r in range(s.count[gg])]
+            over = over and bool((s.action[gg, : s.count[gg]] < 0).all())
         best = max(options, key=lambda o: o[0]) if options else None
-        prefix = settings.update == "max_violation" and settings.positive == "prefix"
-        if prefix and not neg_ok:  # the positive is known when the best complete correct one is
-            neg_row = row_of(gf, 0) if settings.restart and settings.restart_from == "negative" else None
-            track.wrong.append((neg_node, float(s.total[gf, 0]), beam, neg_row))
-        elif settings.update == "max_violation" and not neg_ok and best is not None:
-            gap = s.total[gf, 0] - best[0]
-            if track.worst is None or gap > track.worst.gap:
-                pos_row = row_of(best[1], best[2])
-                up = Update(int(self.sel_node[best[1], best[2]]), neg_node, beam, True)
-                track.worst = _Violation(gap, up, pos_row, restart_row(pos_row, True))
-        if not (free_done and gold_done):
-            return "keep"
-        # The segment is over.
-        if prefix and track.wrong and best is not None:
-            track.worst = self.prefix_violation(b, track, int(self.sel_node[best[1], best[2]]))
+        neg_ok = bool(s.marked[gf, 0])
+        return SentenceStep(b, gf, s, selected.node, beam, beam[0], neg_ok, best, over)
+
+    def decide(self, b: int, gf: int, selected: Selection) -> Next:
+        """What sentence b does next: keep its selected items, restart from a row, or end."""
+        step_ = self.sentence_step(b, gf, selected)
+        now = self.update.at_step(self, step_)
+        if now is not None:
+            return now
+        if not step_.over:
+            return KEEP
+        return self.close_segment(step_)
+
+    def close_segment(self, step_: SentenceStep) -> Next:
+        """The segment is over: its largest violation is the update (a restart may follow); with
+        none, a final update with the best correct finished item ends the sentence."""
+        self.update.at_segment_end(self, step_)
+        track = self.tracks[step_.b]
         if track.worst is not None:
             worst, track.worst = track.worst, None
             self.add_update(track, worst.update, worst.pos_row)
-            return worst.restart_row
-        if best is None:
-            rec.stuck += 1
-            return None
-        final = Update(int(self.sel_node[best[1], best[2]]), neg_node, beam, not neg_ok)
-        self.add_update(track, final, row_of(best[1], best[2]))
-        return None
+            return END if worst.restart_row is None else Restart(worst.restart_row)
+        if step_.best is None:
+            self.rec.stuck += 1
+            return END
+        final = Update(step_.best_node, step_.neg_node, step_.beam, not step_.neg_ok)
+        self.add_update(track, final, self.candidate_row(step_.s, step_.best[1], step_.best[2]))
+        return END
 
-    def prefix_violation(self, b: int, track: _Track, best: int) -> _Violation:
+    def prefix_violation(self, b: int, track: Track, best: int) -> Violation:
         """The largest violation of a finished segment against prefixes of its best complete
         correct derivation (node ``best``), as latent structure training defines the positive
         (Björkelund & Nivre 2015): the step's negative against the prefix of the same length."""
@@ -421,21 +375,17 @@ class GlobalSearch:
             chain.append(int(nodes[chain[-1], 0]))
         chain.reverse()  # chain[d]: the prefix of d transitions
         worst = None
-        for neg, neg_score, beam, neg_row in track.wrong:
-            pos = chain[min(int(depth[neg]), len(chain) - 1)]
-            gap = neg_score - float(score[pos])
+        for wrong in track.wrong:
+            pos = chain[min(int(depth[wrong.neg]), len(chain) - 1)]
+            gap = wrong.score - float(score[pos])
             if worst is None or gap > worst[0]:
-                worst = (gap, pos, neg, beam, neg_row)
+                worst = (gap, pos, wrong)
         track.wrong = []
         assert worst is not None
-        gap, pos, neg, beam, neg_row = worst
+        gap, pos, wrong = worst
         pos_row = self.row_of_node(pos)
-        restart = None
-        if self.settings.restart:
-            restart = pos_row
-            if self.settings.restart_from == "negative" and neg_row is not None and self.explorable(neg, b):
-                restart = neg_row
-        return _Violation(gap, Update(pos, neg, beam, True), pos_row, restart)
+        restart = self.restart.row(self, b, wrong.neg, pos_row, lambda: wrong.neg_row)
+        return Violation(gap, Update(pos, wrong.neg, wrong.beam, True), pos_row, restart)
 
     def row_of_node(self, node: int) -> np.ndarray:
         """The configuration a node stands for: its restart point's row and transitions since."""
@@ -445,14 +395,15 @@ class GlobalSearch:
             self.layout.apply(row, np.array([a]))
         return row
 
-    def add_update(self, track: _Track, update: Update, pos_row: np.ndarray) -> None:
+    def add_update(self, track: Track, update: Update, pos_row: np.ndarray) -> None:
         self.rec.updates.append(update)
         self.rec.violations += update.violation
         track.last_pos_row = pos_row
 
-    def advance(self, pieces: list[tuple[int, int, object]]) -> None:
+    def advance(self, pieces: list[tuple[int, int, Next]], selected: Selection) -> None:
         """The rows of the next step: kept candidates, or a fresh segment from a restart row."""
-        s, kinds = self.s, self.kinds
+        s = selected.s
+        kinds = self.kinds
         keep: list[int] = []
         keep_at: list[int] = []
         restarts: list[np.ndarray] = []
@@ -461,18 +412,17 @@ class GlobalSearch:
         seg_kind: list[int] = []
         sizes: list[int] = []
         for b, gf, what in pieces:
-            if what is None:
+            if isinstance(what, End):
                 continue
             for kd in range(kinds):
-                if isinstance(what, str):
+                if isinstance(what, Restart):
+                    restarts.append(what.row)
+                    restart_at.append(len(sizes))
+                    sizes.append(1)
+                else:
                     keep.append(gf + kd)
                     keep_at.append(len(sizes))
                     sizes.append(int(s.count[gf + kd]))
-                else:
-                    assert isinstance(what, np.ndarray)  # a restart row
-                    restarts.append(what)
-                    restart_at.append(len(sizes))
-                    sizes.append(1)
                 seg_sent.append(b)
                 seg_kind.append(kd)
         starts = np.concatenate([[0], np.cumsum(sizes, dtype=np.int64)])
@@ -492,15 +442,15 @@ class GlobalSearch:
             sub = self.states[flatten(groups, s.count, s.parent)]
             self.layout.apply(sub, flatten(groups, s.count, s.action))
             states[dest] = sub
-            node[dest] = flatten(groups, s.count, self.sel_node)
-            depth[dest] = flatten(groups, s.count, self.sel_depth)
+            node[dest] = flatten(groups, s.count, selected.node)
+            depth[dest] = flatten(groups, s.count, selected.depth)
             correct[dest] = flatten(groups, s.count, s.marked)
             score[dest] = flatten(groups, s.count, s.total)
         if restarts:
             dest = starts[restart_at]
-            states[dest] = np.concatenate(restarts)  # type: ignore[arg-type]
+            states[dest] = np.concatenate(restarts)
             roots = self.new_nodes(np.full((len(dest), 3), -1))
-            self.restart_rows.update((int(r), row) for r, row in zip(roots, restarts))  # type: ignore[misc]
+            self.restart_rows.update((int(r), row) for r, row in zip(roots, restarts))
             node[dest], correct[dest], score[dest] = roots, True, 0.0
         self.states, self.node, self.correct, self.item_score, self.starts = states, node, correct, score, starts
         self.depth = depth

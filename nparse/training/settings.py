@@ -16,7 +16,7 @@ from .averaging import check_average
 from .schedule import check_schedule
 from ..systems import Oracle, StaticOracle
 from ..systems.factors import factor_mask
-from .global_loop import LOSSES, POSITIVES, RESTART_FROM, UPDATES, GlobalSettings
+from .updates import RESTART_FROM, FullUpdate, GlobalSettings
 
 ORACLE_TRAINING_KEYS = ("name", "explore_p", "explore_from_epoch")
 
@@ -35,7 +35,8 @@ def oracle_options(cfg: DictConfig) -> dict[str, Any]:
 
 
 def global_settings(cfg: DictConfig, oracle: Oracle) -> GlobalSettings:
-    """The beam-training settings of ``trainer=global``; combinations that make no sense stop here."""
+    """The beam-training settings of ``trainer=global`` (names checked by ``GlobalSettings``);
+    combinations that make no sense stop here."""
     tc = cfg.trainer
     settings = GlobalSettings(
         beam_size=int(tc.beam_size),
@@ -46,15 +47,6 @@ def global_settings(cfg: DictConfig, oracle: Oracle) -> GlobalSettings:
         scores=str(tc.get("global_scores") or "raw"),
         positive=str(tc.get("positive") or "prefix"),
     )
-    for key, value, choices in (
-        ("trainer.update", settings.update, UPDATES),
-        ("trainer.global_loss", settings.loss, LOSSES),
-        ("trainer.restart_from", settings.restart_from, RESTART_FROM),
-        ("trainer.global_scores", settings.scores, ("raw", "local")),
-        ("trainer.positive", settings.positive, POSITIVES),
-    ):
-        if value not in choices:
-            raise ValueError(f"{key}={value}: choose one of {', '.join(choices)}")
     if settings.beam_size < 1:
         raise ValueError(f"trainer.beam_size={settings.beam_size}: must be at least 1")
     where = f"oracle={oracle.name} (system={oracle.system.name})"
@@ -63,16 +55,18 @@ def global_settings(cfg: DictConfig, oracle: Oracle) -> GlobalSettings:
             f"trainer.restart=true with {where}: a static oracle is defined only along its own "
             "sequence, so there is nothing to restart from; use a dynamic or non-deterministic oracle"
         )
-    if settings.restart and settings.update == "full":
+    if settings.restart and not settings.update_strategy.restartable:
         raise ValueError(
-            "trainer.restart=true with trainer.update=full: a full update decodes to the end, nothing is left to restart"
+            f"trainer.restart=true with trainer.update={settings.update}: a full update decodes to the end, "
+            "nothing is left to restart"
         )
-    if settings.restart_from == "negative" and not settings.restart:
-        raise ValueError("trainer.restart_from=negative needs trainer.restart=true")
-    if settings.restart_from == "negative" and not oracle.complete:
+    explores = RESTART_FROM[settings.restart_from].keeps_negative
+    if explores and not settings.restart:
+        raise ValueError(f"trainer.restart_from={settings.restart_from} needs trainer.restart=true")
+    if explores and not oracle.complete:
         raise ValueError(
-            f"trainer.restart_from=negative with {where}: restarting from the negative example needs an "
-            "oracle defined in every configuration (a dynamic oracle)"
+            f"trainer.restart_from={settings.restart_from} with {where}: restarting from the negative example "
+            "needs an oracle defined in every configuration (a dynamic oracle)"
         )
     return settings
 
@@ -80,7 +74,7 @@ def global_settings(cfg: DictConfig, oracle: Oracle) -> GlobalSettings:
 def check_reachable(settings: GlobalSettings | None, examples: list[Example], oracle: Oracle) -> None:
     """The softmax loss with full updates is the likelihood of the gold derivation: refuse it when
     some training tree cannot be built by the system (its correct derivations end elsewhere)."""
-    if settings is None or settings.loss != "softmax" or settings.update != "full":
+    if settings is None or settings.loss != "softmax" or not isinstance(settings.update_strategy, FullUpdate):
         return
     missing = [e.sent.name for e in examples if not oracle.reaches(e.gold)]
     if missing:
