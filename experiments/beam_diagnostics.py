@@ -55,7 +55,7 @@ def main() -> None:
         model, system = parser.model, parser.model.system
         temperature = parser.settings.override(scores=args.scores).for_model(parser.config, parser.calibration).beam_temperature
         oracle = make_oracle(system, STATIC[system.name])
-        sents = split_sentences(parser.config["data"], args.split)
+        sents = split_sentences(parser.config.data, args.split)
         examples = [encode(s, model.vocabs) for s in sents]
         counts = np.zeros(8)
         scores_greedy, scores_beam = [], []
@@ -88,7 +88,7 @@ def main() -> None:
                     counts[6] += f < b.scores[0] - 1e-6
         total = len(sents)
         print(
-            f"| {parser.config.get('exp_name', path.parent.name)} ({parser.config['data'].get('name', '?')}) | {total} | {100 * counts[1] / counts[0]:.2f} | {100 * counts[2] / counts[0]:.2f} "
+            f"| {parser.config.exp_name} ({parser.config.data.name}) | {total} | {100 * counts[1] / counts[0]:.2f} | {100 * counts[2] / counts[0]:.2f} "
             f"| {100 * counts[3] / total:.1f}% | {np.mean(scores_greedy):.2f} | {np.mean(scores_beam):.2f} "
             f"| {int(counts[4])} | {int(counts[5])} | {int(counts[6])} |"
         )

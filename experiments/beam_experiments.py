@@ -48,7 +48,7 @@ def decode_scores(run: Path, beam: int) -> dict[str, tuple[float, float]]:
     parser = Parser.load(run / "best.pt", "cpu")
     out = {}
     for split in ("dev", "test"):
-        s = parse_scores(parser, split_sentences(parser.config["data"], split), beam_size=beam)
+        s = parse_scores(parser, split_sentences(parser.config.data, split), beam_size=beam)
         out[split] = (s.uas, s.las)
     return out
 

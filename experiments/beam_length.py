@@ -49,14 +49,12 @@ def main() -> int:
     for path in args.models:
         path = path / "best.pt" if path.is_dir() else path
         parser = Parser.load(path, "cpu")
-        name = f"{parser.config.get('exp_name', path.parent.name)} ({parser.config['data'].get('name', '?')})"
-        sents = split_sentences(parser.config["data"], args.split)
+        config = parser.config
+        assert config is not None  # a checkpoint's parser
+        name = f"{config.exp_name} ({config.data.name})"
+        sents = split_sentences(config.data, args.split)
         if args.calibrate:
-            oracle_cfg = dict(parser.config.get("oracle") or {})
-            oname = oracle_cfg.pop("name")
-            for key in ("explore_p", "explore_from_epoch"):
-                oracle_cfg.pop(key, None)
-            oracle = make_oracle(parser.model.system, oname, **oracle_cfg)
+            oracle = make_oracle(parser.model.system, config.oracle.name, **config.oracle.options)
             cal = calibrate(parser.model, oracle, [encode(s, parser.model.vocabs) for s in sents])
             print(
                 f"<!-- {name}: T = {cal.temperature:.3f} (NLL per step {cal.nll:.4f}, at T=1 {cal.nll_at_1:.4f}; "

@@ -9,7 +9,8 @@ from typing import Any, Callable, Iterable, Sequence
 
 
 from . import checkpoint
-from .checkpoint import model_from_state
+from .checkpoint import config_from_state, model_from_state
+from .config import Config
 from .decoding.decode import Parse, decode_sentences, nbest_sentences, parsed_sentence
 from .decoding.settings import DecodeSettings
 from .io.conllu import Sentence, read_conllu, read_text, read_utf8, sniff_format, write_conllu
@@ -33,12 +34,12 @@ class Parser:
     config; 1, greedy, for models trained before beam search existed).
     """
 
-    def __init__(self, model: ParserModel, config: dict | None = None, calibration: dict | None = None):
+    def __init__(self, model: ParserModel, config: Config | None = None, calibration: dict | None = None):
         self.model = model
-        self.config = config or {}
+        self.config = config  # the training config (None: a model built in code)
         self.calibration = calibration  # the temperature of local beam scores fitted on dev
-        self.settings = DecodeSettings.from_config(self.config.get("decoder")).for_model(self.config, calibration)
-        self.lang = language(self.config)
+        self.settings = DecodeSettings.from_config(config.decoder if config else None).for_model(config, calibration)
+        self.lang = config.data.lang if config else "en"  # the language of raw text
         self.threads: tuple[int, str] | None = None  # torch CPU threads set by ``load``, and why
         self.segmenter_state: Any = None  # a trained raw-text segmenter kept in the checkpoint
         self._segmenter: Callable[[str], list] | None = None
@@ -61,7 +62,8 @@ class Parser:
         dev = pick_device(device)
         chosen = set_threads(threads, log)
         state = checkpoint.load(path, dev)
-        parser = cls(model_from_state(state, dev, path), state.get("config"), state.get("calibration"))
+        config = config_from_state(state, path)
+        parser = cls(model_from_state(state, dev, path), config, state.get("calibration"))
         parser.threads = chosen
         parser.segmenter_state = state.get("segmenter")
         return parser
@@ -180,13 +182,6 @@ class Parser:
     @staticmethod
     def write(sentences: Sequence[Sentence], target) -> None:
         write_conllu(sentences, target, [s.heads for s in sentences], [s.deprels for s in sentences])
-
-
-def language(config: dict) -> str:
-    """The model's language for raw text: ``data.lang`` of its config, else the treebank name's
-    prefix (``en_ewt`` -> ``en``), else English."""
-    data = config.get("data") or {}
-    return str(data.get("lang") or str(data.get("name") or "en").split("_")[0])
 
 
 def check_token_lists(items: list) -> None:

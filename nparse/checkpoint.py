@@ -16,6 +16,7 @@ from typing import Any
 
 import torch
 
+from .config import Config, model_config
 from .io.data import Vocabs
 from .models.parser import ParserModel
 from .systems import make_system
@@ -72,11 +73,21 @@ def load(path: str | Path, device: str | torch.device = "cpu", resume: bool = Fa
     return state
 
 
+def config_from_state(state: dict, path: str | Path | None = None) -> Config:
+    """The typed config a checkpoint was trained with (``config.upgrade_config`` fills what older
+    releases did not save); a config that does not convert is refused with the file named."""
+    try:
+        return Config.from_dict(state["config"])
+    except ValueError as err:
+        where = f"{path}: " if path else ""
+        raise ValueError(f"{where}damaged or incompatible nparse checkpoint ({err})") from err
+
+
 def model_from_state(state: dict, device: torch.device, path: str | Path | None = None) -> ParserModel:
     try:
         vocabs = Vocabs.from_state(state["vocabs"])
         system = make_system(**state["system"])
-        model = ParserModel(vocabs, system, state["model_options"])
+        model = ParserModel(vocabs, system, model_config(state["model_options"]))
         model.load_state_dict(state["model"])
     except (KeyError, TypeError, ValueError, RuntimeError, AttributeError) as err:
         where = f"{path}: " if path else ""

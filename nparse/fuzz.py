@@ -25,6 +25,7 @@ is an untrained one (valid output must not depend on training), built once per r
 from __future__ import annotations
 
 import contextlib
+from dataclasses import asdict
 import io
 import json
 import random
@@ -35,15 +36,15 @@ import tempfile
 import time
 from collections import Counter, defaultdict
 from pathlib import Path
-from typing import Any, Callable
+from typing import Callable
 
 import torch
 from hydra import compose, initialize_config_dir
-from omegaconf import OmegaConf
 
 
 from . import checkpoint
 from . import config_schema  # noqa: F401  (registers the config schemas)
+from .config import Config
 from . import evaluate as evaluate_cli
 from . import parse as parse_cli
 from .api import Parser
@@ -288,18 +289,17 @@ def untrained_checkpoint(sents: list[Sentence], folder: Path, overrides: tuple[s
     """A checkpoint of an untrained model of the default config (and ``overrides``)."""
     with initialize_config_dir(config_dir=str(CONF_DIR), version_base="1.3"):
         cfg = compose(config_name="config", overrides=list(overrides))
+    config = Config.composed(cfg)
     torch.manual_seed(0)
-    system: Any = OmegaConf.to_container(cfg.system, resolve=True)
-    options: Any = OmegaConf.to_container(cfg.model, resolve=True)
     vocabs = Vocabs.build(sents)
-    model = ParserModel(vocabs, make_system(**system), options)
+    model = ParserModel(vocabs, make_system(**asdict(config.system)), config.model)
     path = folder / "untrained.pt"
     checkpoint.save_atomic(
         {
-            "config": OmegaConf.to_container(cfg, resolve=True),
+            "config": config.to_dict(),
             "model": model.state_dict(),
-            "model_options": options,
-            "system": system,
+            "model_options": asdict(config.model),
+            "system": asdict(config.system),
             "vocabs": vocabs.state_dict(),
         },
         path,

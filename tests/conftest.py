@@ -24,6 +24,25 @@ SHARED = PROJECT_ROOT.parent / "shared" / "data" / "ud"
 EWT_DEV = BUNDLED / "en_ewt-ud-dev.conllu"
 
 
+def compose_config(*overrides: str):
+    """The typed config (``nparse.config.Config``) of ``conf/`` with Hydra ``overrides``."""
+    from hydra import compose, initialize_config_dir
+
+    from nparse import config_schema  # noqa: F401  (registers the config schemas)
+    from nparse.config import Config
+    from nparse.paths import CONF_DIR
+
+    with initialize_config_dir(config_dir=str(CONF_DIR), version_base="1.3"):
+        return Config.composed(compose(config_name="config", overrides=list(overrides)))
+
+
+def model_config(**values):
+    """The default ``model`` group with ``values`` changed (small networks for tests)."""
+    import dataclasses
+
+    return dataclasses.replace(compose_config().model, **values)
+
+
 def treebank_files(split: str | None = None) -> list[Path]:
     """Every CoNLL-U file of the bundled and shared treebanks (optionally one split)."""
     files = sorted(BUNDLED.glob("*.conllu"))

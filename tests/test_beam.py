@@ -18,7 +18,7 @@ from nparse.models.parser import ParserModel
 from nparse.systems import SYSTEMS, make_system
 from nparse.systems.arrays import Layout
 
-from .conftest import EWT_DEV, SHARED
+from .conftest import EWT_DEV, SHARED, compose_config, model_config
 from .reference_greedy import decode
 from .test_arrays import VARIANTS
 
@@ -35,7 +35,7 @@ def dev_sentences():
 
 def random_model(system, sentences, seed: int = 0) -> ParserModel:
     torch.manual_seed(seed)
-    return ParserModel(Vocabs.build(sentences), system, SMALL).eval()
+    return ParserModel(Vocabs.build(sentences), system, model_config(**SMALL)).eval()
 
 
 def sentences_of(path, count: int):
@@ -202,16 +202,19 @@ def test_local_scores_keep_greedy_and_are_log_probabilities():
 
 
 def test_scores_auto_follow_how_the_model_was_trained():
-    base = DecodeSettings.from_config({"name": "beam", "beam_size": 8})
-    assert base.scores == "auto" and base.temperature is None
-    greedy = base.for_model({"trainer": {"name": "greedy"}}, {"temperature": 0.45})
+    greedy_cfg = compose_config("decoder=beam")
+    global_cfg = compose_config("+exp=beam_maxv", "trainer.global_scores=raw")
+    local_cfg = compose_config("+exp=beam_maxv", "trainer.global_scores=local")
+    base = DecodeSettings.from_config(greedy_cfg.decoder)
+    assert base.beam_size == 8 and base.scores == "auto" and base.temperature is None
+    greedy = base.for_model(greedy_cfg, {"temperature": 0.45})
     assert (greedy.scores, greedy.temperature, greedy.beam_temperature) == ("local", 0.45, 0.45)
-    assert base.for_model({"trainer": {"name": "greedy"}}, None).temperature == 1.0  # not fitted
-    glob = base.for_model({"trainer": {"name": "global"}}, {"temperature": 0.45})
+    assert base.for_model(greedy_cfg, None).temperature == 1.0  # not fitted
+    glob = base.for_model(global_cfg, {"temperature": 0.45})
     assert glob.scores == "raw" and glob.beam_temperature is None
-    local = base.for_model({"trainer": {"name": "global", "global_scores": "local"}}, {"temperature": 0.45})
+    local = base.for_model(local_cfg, {"temperature": 0.45})
     assert (local.scores, local.beam_temperature) == ("local", 1.0)  # trained at T = 1
-    forced = base.override(scores="local", temperature=2.0).for_model({"trainer": {"name": "global"}}, {"temperature": 0.45})
+    forced = base.override(scores="local", temperature=2.0).for_model(global_cfg, {"temperature": 0.45})
     assert forced.beam_temperature == 2.0
     for bad, message in (({"scores": "sum"}, "decoder.scores=sum"), ({"temperature": 0.0}, "decoder.temperature=0.0")):
         with pytest.raises(ValueError, match=message):

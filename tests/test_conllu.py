@@ -10,7 +10,7 @@ import pytest
 from nparse.io.conllu import CoNLLUError, format_sentence, read_conllu, read_text, tree_problem
 from nparse.training.data import load_data
 
-from .conftest import treebank_files
+from .conftest import compose_config, treebank_files
 
 
 @pytest.mark.parametrize("path", treebank_files(), ids=lambda p: p.name)
@@ -128,10 +128,7 @@ def test_training_data_reports_and_skips_non_trees(tmp_path):
     cycle = "# sent_id = cyc\n1\ta\ta\tX\t_\t_\t2\tdep\t_\t_\n2\tb\tb\tX\t_\t_\t1\tdep\t_\t_\n3\tc\tc\tX\t_\t_\t0\troot\t_\t_\n\n"
     path = tmp_path / "train.conllu"
     path.write_text(good + two_roots + cycle + good)
-    from omegaconf import OmegaConf
-
-    cfg = OmegaConf.create({"data": {"train": str(path), "dev": None, "test": None, "max_train_sentences": None}})
-    data = load_data(cfg)
+    data = load_data(compose_config(f"data.train={path}", "data.dev=null", "data.test=null"))
     assert len(data.train) == 2
     assert [name for name, _ in data.skipped] == ["tworoots", "cyc"]
     assert "cycle" in data.skipped[1][1]

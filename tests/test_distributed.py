@@ -32,6 +32,7 @@ def epoch_gradients(run_dir: Path, batch_size: int, rank: int = 0, world: int = 
     """Gradients of the last update of one training epoch (dropout and exploration off)."""
     from hydra import compose, initialize_config_dir
 
+    from nparse import config_schema  # noqa: F401  (registers the config schemas)
     from nparse.paths import CONF_DIR
     from nparse.training.distributed import Ranks, setup
     from nparse.training.trainer import Trainer

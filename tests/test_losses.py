@@ -10,6 +10,8 @@ import torch
 from nparse.training.local import Steps
 from nparse.training.losses import LOCAL_LOSSES
 
+from .conftest import compose_config, model_config
+
 
 class TableScorer:
     """A scorer whose row r scores are the table's row r (rows name the steps)."""
@@ -59,7 +61,7 @@ def _model_and_batch(oracle_name: str):
     system = make_system("archybrid")
     oracle = make_oracle(system, oracle_name)
     torch.manual_seed(0)
-    model = ParserModel(Vocabs.build(sents), system, SMALL).eval()
+    model = ParserModel(Vocabs.build(sents), system, model_config(**SMALL)).eval()
     examples = [encode(s, model.vocabs) for s in sents]
     for e in examples:
         e.gold = oracle.prepare(e.sent.heads)
@@ -71,22 +73,19 @@ def test_loss_weights_scale_the_transition_and_label_losses():
     weighted sum (checked against the two losses computed apart, same oracle walk)."""
     import random
 
-    from omegaconf import OmegaConf
-
     from nparse.training.objectives import build_objective
 
     oracle, model, batch = _model_and_batch("static")
     values = {}
     for tw, lw in ((1.0, 0.0), (0.0, 1.0), (2.0, 0.5)):
-        cfg = OmegaConf.create({"trainer": {"name": "greedy", "local_loss": "hinge", "transition_loss_weight": tw,
-                                            "label_loss_weight": lw}, "oracle": {"explore_p": 0.0}})  # fmt: skip
+        cfg = compose_config("oracle=static", f"trainer.transition_loss_weight={tw}", f"trainer.label_loss_weight={lw}")
         loss, _, _ = build_objective(cfg, oracle, random.Random(0)).batch_loss(model, batch)
         values[(tw, lw)] = loss.item()
     transition, label = values[(1.0, 0.0)], values[(0.0, 1.0)]
     assert transition > 0 and label > 0
     assert math.isclose(values[(2.0, 0.5)], 2 * transition + 0.5 * label, rel_tol=1e-5)
-    bad = OmegaConf.create({"trainer": {"name": "greedy", "label_loss_weight": -1}, "oracle": {}})
-    with pytest.raises(ValueError, match="trainer.label_loss_weight=-1: must be at least 0"):
+    bad = compose_config("oracle=static", "trainer.label_loss_weight=-1")
+    with pytest.raises(ValueError, match="trainer.label_loss_weight=-1.0: must be at least 0"):
         build_objective(bad, oracle, random.Random(0))
 
 
@@ -95,23 +94,25 @@ def test_local_loss_weight_adds_the_greedy_loss_to_the_global_one():
     weighted greedy loss of the same batch (checked against the two computed apart)."""
     import random
 
-    from omegaconf import OmegaConf
-
+    from nparse.config import Config
     from nparse.training.objectives import build_objective
 
     oracle, model, batch = _model_and_batch("dynamic")
 
     def loss_of(name: str, weight: float | None) -> float:
-        trainer = {"name": name, "local_loss": "hinge", "transition_loss_weight": 1.0, "label_loss_weight": 0.0,
-                   "beam_size": 4, "update": "early", "global_loss": "softmax", "restart": False,
-                   "restart_from": "positive", "local_loss_weight": weight}  # fmt: skip
-        cfg = OmegaConf.create({"trainer": trainer, "oracle": {"explore_p": 0.0}})
-        loss, _, _ = build_objective(cfg, oracle, random.Random(0)).batch_loss(model, batch)
+        keys = ["oracle.explore_p=0.0", "trainer.label_loss_weight=0.0"]
+        if name == "global":
+            keys += ["trainer=global", "trainer.beam_size=4", "trainer.update=early", "trainer.global_loss=softmax",
+                     "trainer.global_scores=raw", f"trainer.local_loss_weight={weight or 0.0}"]  # fmt: skip
+        saved = compose_config(*keys).to_dict()
+        if weight is None:  # as configs of runs older than the key
+            del saved["trainer"]["local_loss_weight"]
+        loss, _, _ = build_objective(Config.from_dict(saved), oracle, random.Random(0)).batch_loss(model, batch)
         return loss.item()
 
-    global_only, greedy = loss_of("global", 0.0), loss_of("greedy", None)
+    global_only, greedy = loss_of("global", 0.0), loss_of("greedy", 0.0)
     assert global_only > 0 and greedy > 0
     assert math.isclose(loss_of("global", None), global_only)  # configs of older runs lack the key
     assert math.isclose(loss_of("global", 0.5), global_only + 0.5 * greedy, rel_tol=1e-5)
-    with pytest.raises(ValueError, match="trainer.local_loss_weight=-1: must be at least 0"):
+    with pytest.raises(ValueError, match="trainer.local_loss_weight=-1.0: must be at least 0"):
         loss_of("global", -1)

@@ -13,7 +13,7 @@ from nparse.training.losses import tag_loss
 from nparse import parse as parse_cli
 from nparse.systems import make_system
 
-from .conftest import EWT_DEV, run_train
+from .conftest import EWT_DEV, model_config, run_train
 
 OPTIONS = dict(word_dim=20, upos_dim=0, xpos_dim=0, char_dim=0, char_hidden=10, lstm_dim=16, lstm_layers=1,
                lstm_dropout=0.0, dropout=0.0, word_dropout=0.0, hidden=10, label_hidden=10, tagger=True,
@@ -25,7 +25,7 @@ def test_tag_loss_is_cross_entropy_over_tagged_words():
     sents[2].upos[3] = "_"  # an untagged word is left out of the loss
     vocabs = Vocabs.build(sents)
     torch.manual_seed(0)
-    model = ParserModel(vocabs, make_system("archybrid"), OPTIONS)
+    model = ParserModel(vocabs, make_system("archybrid"), model_config(**OPTIONS))
     batch = collate([encode(s, vocabs) for s in sents])
     vectors = model.encoder(batch)
     expected, words = torch.tensor(0.0), 0
@@ -42,7 +42,7 @@ def test_tag_loss_is_cross_entropy_over_tagged_words():
 def test_a_tagger_model_must_not_read_gold_tags():
     vocabs = Vocabs.build(read_conllu(EWT_DEV)[:3])
     with pytest.raises(ValueError, match="upos_dim=0"):
-        ParserModel(vocabs, make_system("archybrid"), {**OPTIONS, "upos_dim": 25})
+        ParserModel(vocabs, make_system("archybrid"), model_config(**{**OPTIONS, "upos_dim": 25}))
 
 
 def test_a_model_with_a_tagger_parses_and_tags_untagged_input(tmp_path):

@@ -19,7 +19,7 @@ from nparse.eval.scores import score
 from nparse.paths import PROJECT_ROOT
 from nparse.trees import previous_word_baseline
 
-from .conftest import EWT_DEV, run_train
+from .conftest import EWT_DEV, compose_config, run_train
 
 udeval = pytest.importorskip("udtools.udeval")
 
@@ -470,15 +470,10 @@ def test_global_fine_tuning_with_a_completion_model_from_a_greedy_checkpoint(tin
     ],
 )  # fmt: skip
 def test_global_settings_that_make_no_sense_are_refused(overrides, message):
-    from hydra import compose, initialize_config_dir
-
-    from nparse import config_schema  # noqa: F401  (registers the config schemas)
-    from nparse.paths import CONF_DIR
     from nparse.systems import make_oracle, make_system
     from nparse.training.settings import global_settings
 
-    with initialize_config_dir(config_dir=str(CONF_DIR), version_base="1.3"):
-        cfg = compose(config_name="config", overrides=overrides)
+    cfg = compose_config(*overrides)
     oracle = make_oracle(make_system(cfg.system.name), cfg.oracle.name)
     with pytest.raises(ValueError, match=message):
         global_settings(cfg, oracle)
@@ -515,16 +510,11 @@ BEAM_PRESETS = sorted(
 
 @pytest.mark.parametrize("exp", BEAM_PRESETS)
 def test_beam_presets_compose_into_valid_global_settings(exp):
-    from hydra import compose, initialize_config_dir
-
-    from nparse import config_schema  # noqa: F401  (registers the config schemas)
-    from nparse.paths import CONF_DIR
     from nparse.systems import make_oracle, make_system
-    from nparse.training.settings import check_completion, global_settings, oracle_options, system_options
+    from nparse.training.settings import check_completion, global_settings, system_options
 
-    with initialize_config_dir(config_dir=str(CONF_DIR), version_base="1.3"):
-        cfg = compose(config_name="config", overrides=[f"+exp={exp}"])
-    oracle = make_oracle(make_system(**system_options(cfg)), cfg.oracle.name, **oracle_options(cfg))
+    cfg = compose_config(f"+exp={exp}")
+    oracle = make_oracle(make_system(**system_options(cfg)), cfg.oracle.name, **cfg.oracle.options)
     settings = global_settings(cfg, oracle)
     assert cfg.trainer.name == "global" and settings.beam_size == 8 and cfg.decoder.beam_size == 8
     check_completion(cfg, settings)
@@ -545,15 +535,10 @@ def test_beam_presets_compose_into_valid_global_settings(exp):
     ],
 )  # fmt: skip
 def test_completion_settings_that_make_no_sense_are_refused(overrides, message):
-    from hydra import compose, initialize_config_dir
-
-    from nparse import config_schema  # noqa: F401  (registers the config schemas)
-    from nparse.paths import CONF_DIR
     from nparse.systems import make_oracle, make_system
     from nparse.training.settings import check_completion, global_settings
 
-    with initialize_config_dir(config_dir=str(CONF_DIR), version_base="1.3"):
-        cfg = compose(config_name="config", overrides=overrides)
+    cfg = compose_config(*overrides)
     oracle = make_oracle(make_system(cfg.system.name), cfg.oracle.name)
     settings = global_settings(cfg, oracle) if cfg.trainer.name == "global" else None
     with pytest.raises(ValueError, match=message):
@@ -625,16 +610,10 @@ def test_resume_takes_the_runs_own_config(tmp_path):
      ("model.segmenter=true model.segmenter_epochs=0", "model.segmenter_epochs=0: must be at least 1")],
 )  # fmt: skip
 def test_settings_that_cannot_work_stop_before_loading(override, message):
-    from hydra import compose, initialize_config_dir
-
-    from nparse import config_schema  # noqa: F401  (registers the config schemas)
-    from nparse.paths import CONF_DIR
     from nparse.training.settings import check_settings
 
-    with initialize_config_dir(config_dir=str(CONF_DIR), version_base="1.3"):
-        cfg = compose(config_name="config", overrides=override.split())
     with pytest.raises(ValueError, match=message):
-        check_settings(cfg)
+        check_settings(compose_config(*override.split()))
 
 
 @pytest.mark.parametrize(
@@ -671,8 +650,6 @@ def test_typed_values_arrive_converted():
 
 
 def test_projective_only_skips_crossing_trees_and_says_why(tmp_path):
-    from omegaconf import OmegaConf
-
     from nparse.training.data import load_data
 
     def sentence(name: str, heads: list[int]) -> str:
@@ -682,8 +659,8 @@ def test_projective_only_skips_crossing_trees_and_says_why(tmp_path):
     path = tmp_path / "train.conllu"
     path.write_text(sentence("flat", [2, 0, 2, 3]) + sentence("crossing", [3, 4, 0, 3]), encoding="utf-8")
     for only, kept in ((False, ["flat", "crossing"]), (True, ["flat"])):
-        cfg = OmegaConf.create({"data": {"train": str(path), "dev": None, "test": None, "projective_only": only}})
-        data = load_data(cfg)
+        data = load_data(compose_config(f"data.train={path}", "data.dev=null", "data.test=null",
+                                        f"data.projective_only={only}"))  # fmt: skip
         assert [s.name for s in data.train] == kept
     assert data.skipped == [("crossing", "not projective (data.projective_only=true)")]
 
@@ -693,23 +670,20 @@ def test_a_new_completion_model_starts_as_the_beam_model_it_fine_tunes(tiny_run,
     """trainer.completion_init=zero: the new factor scorers score every factor 0, so before any
     update the fine-tuned model's beam gives exactly the trees of the same beam without them;
     random factors change them (the test would pass vacuously if they did not)."""
-    from hydra import compose, initialize_config_dir
-
     from nparse.api import Parser
-    from nparse.paths import CONF_DIR
     from nparse.systems import make_system
     from nparse.training.models import fine_tuned_model
     from nparse.training.settings import system_options
 
-    with initialize_config_dir(config_dir=str(CONF_DIR), version_base="1.3"):
-        cfg = compose(config_name="config", overrides=[
-            "+exp=beam_archybrid_imp_maxv", "model.completion.factors=[2a,2b,3c]",
-            f"trainer.init_from={tiny_run / 'best.pt'}", f"trainer.completion_init={start}"])  # fmt: skip
+    cfg = compose_config(
+        "+exp=beam_archybrid_imp_maxv", "model.completion.factors=[2a,2b,3c]",
+        f"trainer.init_from={tiny_run / 'best.pt'}", f"trainer.completion_init={start}",
+    )  # fmt: skip
     torch.manual_seed(0)
     model = fine_tuned_model(tiny_run / "best.pt", cfg, make_system(**system_options(cfg)), torch.device("cpu")).eval()
     assert model.completion is not None
     sents = read_conllu(EWT_DEV)[:60]
-    parser = Parser(model, {"decoder": {"scores": "raw"}})
+    parser = Parser(model, compose_config("decoder.scores=raw"))
     with_factors = parser.parse_sentences(sents, beam_size=4)
     model.completion, model.factor_mask = None, 0
     without = parser.parse_sentences(sents, beam_size=4)

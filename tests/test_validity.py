@@ -18,6 +18,7 @@ from nparse.api import Parser
 from nparse.systems import SYSTEMS
 from nparse.io.conllu import read_conllu, tree_problem, write_conllu
 from nparse.io.data import Vocabs
+from nparse.config import model_config
 from nparse.models.parser import ParserModel
 from nparse import config_schema  # noqa: F401  (registers the config schemas)
 from nparse.paths import CONF_DIR
@@ -46,7 +47,7 @@ def parser_kinds() -> dict[str, tuple[dict, dict]]:
 def outputs(preset: str, system_options: dict, model_options: dict, out_dir: Path) -> list[Path]:
     sents = read_conllu(BUNDLED / "en_ewt-ud-dev.conllu")[:SENTENCES]
     torch.manual_seed(0)
-    model = ParserModel(Vocabs.build(sents), make_system(**system_options), model_options).eval()
+    model = ParserModel(Vocabs.build(sents), make_system(**system_options), model_config(model_options)).eval()
     parser = Parser(model)
     decoders = [("greedy", 1), ("beam", 4)]
     if 1 in model_options["completion"]["factors"]:

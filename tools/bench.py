@@ -22,11 +22,13 @@ import os
 import platform
 import random
 import time
+from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import torch
 from hydra import compose, initialize_config_dir
-from omegaconf import OmegaConf, open_dict
+from omegaconf import OmegaConf
 
 
 from nparse import timing
@@ -86,15 +88,14 @@ def main() -> None:
         trainer = Trainer(cfg, Path(tmp))
         objective = trainer.objective
         if isinstance(objective, Global):  # the first epoch is greedy
-            trainer.objective = build_objective(
-                OmegaConf.merge(cfg, {"trainer": {"name": "greedy"}}), trainer.oracle, trainer.rng
-            )
+            greedy = replace(trainer.cfg, trainer=replace(trainer.cfg.trainer, name="greedy"))
+            trainer.objective = build_objective(greedy, trainer.oracle, trainer.rng)
         train_tokens = sum(len(e) for e in trainer.train_examples)
         timing.enabled = True
         timing.take()
         stats = trainer.train_epoch(args.epoch)
         shares = {"training": split(timing.take(), stats["seconds"], stats["oracle_seconds"])}
-        parser = Parser(trainer.model, OmegaConf.to_container(cfg, resolve=True))  # decoder.scores etc. of the config
+        parser = Parser(trainer.model, trainer.cfg)  # decoder.scores etc. of the config
         sents = trainer.data.dev + trainer.data.test
         tokens = sum(len(s) for s in sents)
         parser.parse_sentences(sents[:100], batch_size=cfg.decoder.batch_size, beam_size=1)  # warm-up
@@ -127,12 +128,11 @@ def main() -> None:
         global_stats = None
         if args.global_epoch:
             if isinstance(objective, Greedy):  # a greedy experiment: the defaults of conf/trainer/global.yaml
-                defaults = OmegaConf.load(CONF_DIR / "trainer" / "global.yaml")
+                defaults: Any = OmegaConf.to_container(OmegaConf.load(CONF_DIR / "trainer" / "global.yaml"))
                 defaults.pop("defaults")
-                defaults.beam_size = args.beam or defaults.beam_size
-                with open_dict(cfg):
-                    cfg.trainer = OmegaConf.merge(cfg.trainer, defaults)
-                objective = build_objective(cfg, trainer.oracle, trainer.rng)
+                defaults["beam_size"] = args.beam or defaults["beam_size"]
+                beam_cfg = replace(trainer.cfg, trainer=replace(trainer.cfg.trainer, **defaults))
+                objective = build_objective(beam_cfg, trainer.oracle, trainer.rng)
             trainer.objective = objective
             timing.take()
             global_stats = trainer.train_epoch(args.epoch)

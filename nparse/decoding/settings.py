@@ -17,6 +17,8 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any, Mapping
 
+from ..config import Config, DecoderConfig
+
 DECODERS = ("greedy", "beam", "mst")
 SCORES = ("auto", "local", "raw")
 
@@ -32,25 +34,26 @@ class DecodeSettings:
     temperature: float | None = None  # of local scores; None: the model's fitted one
 
     @classmethod
-    def from_config(cls, decoder: Mapping[str, Any] | None) -> "DecodeSettings":
-        """The settings of a ``decoder`` config group (a model's training config), normalised."""
-        decoder = decoder or {}
+    def from_config(cls, decoder: DecoderConfig | None) -> "DecodeSettings":
+        """The settings of a ``decoder`` config group (a model's training config), normalised;
+        without one (a model built in code), the defaults above."""
+        if decoder is None:
+            return cls().normalised()
         return cls(
-            decoder=str(decoder.get("name") or "beam"),
-            beam_size=int(decoder.get("beam_size") or 1),
-            batch_size=int(decoder.get("batch_size") or 1024),
-            batch_tokens=int(decoder.get("batch_tokens") or 0),
-            scores=str(decoder.get("scores") or "auto"),
-            temperature=None if decoder.get("temperature") is None else float(decoder["temperature"]),
+            decoder=decoder.name,
+            beam_size=decoder.beam_size,
+            batch_size=decoder.batch_size,
+            batch_tokens=decoder.batch_tokens,
+            scores=decoder.scores,
+            temperature=decoder.temperature,
         ).normalised()
 
-    def for_model(self, config: Mapping[str, Any] | None, calibration: Mapping[str, Any] | None) -> "DecodeSettings":
+    def for_model(self, config: Config | None, calibration: Mapping[str, Any] | None) -> "DecodeSettings":
         """``auto`` scores and an unset temperature made concrete for a model, from its training
         config (``trainer.name``) and the calibration saved in its checkpoint."""
-        trainer = (config or {}).get("trainer") or {}
         scores = self.scores
         if scores == "auto":  # as the model was trained
-            globally_raw = trainer.get("name") == "global" and trainer.get("global_scores", "raw") == "raw"
+            globally_raw = config is not None and config.trainer.is_global and config.trainer.global_scores == "raw"
             scores = "raw" if globally_raw else "local"
         temperature = self.temperature
         if temperature is None:  # global training on local scores set the scale at T = 1
@@ -58,12 +61,12 @@ class DecodeSettings:
             temperature = float(fitted or 1.0)
         return replace(self, scores=scores, temperature=temperature)
 
-    def reads_calibration(self, config: Mapping[str, Any] | None) -> bool:
+    def reads_calibration(self, config: Config | None) -> bool:
         """Whether ``for_model`` takes the temperature fitted on dev: local scores of a greedily
         trained model with no temperature asked for."""
         if self.temperature is not None or self.scores == "raw":
             return False
-        return ((config or {}).get("trainer") or {}).get("name") != "global"
+        return config is None or not config.trainer.is_global
 
     @property
     def beam_temperature(self) -> float | None:

@@ -6,11 +6,11 @@ objectives (``training/objectives.py``) run their loops on what it computes."""
 from __future__ import annotations
 
 from contextlib import nullcontext
-from typing import Any, Mapping
 
 import torch
 from torch import nn
 
+from ..config import ModelConfig
 from ..io.data import Batch, Vocabs
 from ..systems.arrays import Layout
 from ..systems.base import TransitionSystem
@@ -24,7 +24,7 @@ PRECISIONS = ("fp32", "bf16", "fp16")
 
 # Keys of the ``model`` config group that shape the network (the rest are read elsewhere).
 ENCODER_KEYS = (
-    "word_dim", "upos_dim", "xpos_dim", "char_dim", "char_hidden",
+    "word_dim", "upos_dim", "xpos_dim", "char_dim", "char_hidden", "char_max", "char_cache",
     "lstm_dim", "lstm_layers", "lstm_dropout", "dropout", "word_dropout",
 )  # fmt: skip
 
@@ -34,36 +34,30 @@ class ParserModel(nn.Module):
         self,
         vocabs: Vocabs,
         system: TransitionSystem,
-        options: Mapping[str, Any],
+        options: ModelConfig,
         pretrained: torch.Tensor | None = None,
     ):
         super().__init__()
         self.vocabs = vocabs
         self.system = system
-        self.options = dict(options)
-        sizes = {k: options[k] for k in ENCODER_KEYS}
-        sizes["char_max"] = int(options.get("char_max", 50))  # absent from older checkpoints
-        sizes["char_cache"] = int(options.get("char_cache", 100_000))
+        self.options = options
+        sizes = {k: getattr(options, k) for k in ENCODER_KEYS}
         self.encoder = Encoder(vocabs, **sizes, pretrained=pretrained)
         dim = self.encoder.out_dim
-        self.scorer = TransitionScorer(dim, system.n_slots, options["hidden"], len(system.actions))
-        self.labeler = LabelScorer(dim, options["label_hidden"], len(vocabs.labels))
-        if options.get("tagger") and options.get("upos_dim"):
+        self.scorer = TransitionScorer(dim, system.n_slots, options.hidden, len(system.actions))
+        self.labeler = LabelScorer(dim, options.label_hidden, len(vocabs.labels))
+        if options.tagger and options.upos_dim:
             raise ValueError(
-                f"model.tagger=true with model.upos_dim={options['upos_dim']}: a parser with a tagger must not "
+                f"model.tagger=true with model.upos_dim={options.upos_dim}: a parser with a tagger must not "
                 "read gold tags; set model.upos_dim=0 (the _tagger presets do)"
             )
-        self.tagger = (
-            Tagger(dim, int(options.get("tagger_hidden") or 100), len(vocabs.upos)) if options.get("tagger") else None
-        )
-        completion = dict(options.get("completion") or {})
-        self.factor_mask = factor_mask(list(completion.get("factors") or []))
+        self.tagger = Tagger(dim, options.tagger_hidden, len(vocabs.upos)) if options.tagger else None
+        completion = options.completion
+        self.factor_mask = factor_mask(completion.factors)
         self.precision = "fp32"  # of the encoder and tables (``set_precision``); not saved with the model
-        self.completion = (
-            FactorScorer(dim, self.factor_mask, int(completion.get("hidden") or 100)) if self.factor_mask else None
-        )
+        self.completion = FactorScorer(dim, self.factor_mask, completion.hidden) if self.factor_mask else None
         # The first-order factor also learns to select heads, so that decoder=mst can use it alone.
-        self.arc_loss = self.has_arc_factor and bool(completion.get("arc_loss", True))
+        self.arc_loss = self.has_arc_factor and completion.arc_loss
 
     @property
     def has_arc_factor(self) -> bool:

@@ -6,9 +6,9 @@ import logging
 from dataclasses import dataclass
 from pathlib import Path
 
-from omegaconf import DictConfig
 from tqdm import tqdm
 
+from ..config import Config
 from ..io.conllu import Sentence, iter_conllu, read_conllu, tree_problem
 from ..io.data import Example, Vocabs, encode
 from ..paths import resolve_path
@@ -26,13 +26,13 @@ class Data:
     skipped: list[tuple[str, str]]  # (sent_id, reason)
 
 
-def load_data(cfg: DictConfig) -> Data:
+def load_data(cfg: Config) -> Data:
     """Read train/dev/test; training sentences that are not single-rooted trees are skipped, and
     with ``data.projective_only`` the non-projective ones (so that arms with projective and
     non-projective oracles train on the same sentences)."""
+    assert cfg.data.train is not None  # check_settings
     train_path = resolve_path(cfg.data.train, "data.train")
-    limit = int(cfg.data.get("max_train_sentences") or 0)
-    projective_only = bool(cfg.data.get("projective_only"))
+    limit, projective_only = cfg.data.max_train_sentences, cfg.data.projective_only
     train, skipped = [], []
     for sent in iter_conllu(train_path):
         problem = tree_problem(sent.heads)
@@ -44,8 +44,8 @@ def load_data(cfg: DictConfig) -> Data:
             train.append(sent)
             if len(train) == limit:
                 break
-    dev = read_conllu(resolve_path(cfg.data.dev, "data.dev")) if cfg.data.get("dev") else []
-    test = read_conllu(resolve_path(cfg.data.test, "data.test")) if cfg.data.get("test") else []
+    dev = read_conllu(resolve_path(cfg.data.dev, "data.dev")) if cfg.data.dev else []
+    test = read_conllu(resolve_path(cfg.data.test, "data.test")) if cfg.data.test else []
     return Data(train, dev, test, skipped)
 
 

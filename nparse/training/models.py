@@ -3,40 +3,38 @@
 from __future__ import annotations
 
 import logging
+from dataclasses import asdict, replace
 from pathlib import Path
 
 import torch
-from omegaconf import DictConfig, OmegaConf
 
 from .. import checkpoint
 from ..checkpoint import model_from_state
+from ..config import Config, model_config
 from ..io.conllu import Sentence
 from ..io.data import Vocabs
 from ..models.encoder import extend_with_pretrained
 from ..models.parser import ParserModel
 from ..paths import resolve_path
 from ..systems import TransitionSystem
-from .settings import plain_dict, system_options
+from .settings import system_options
 
 log = logging.getLogger("nparse.train")
 
 
-def new_model(cfg: DictConfig, system: TransitionSystem, train: list[Sentence], device: torch.device) -> ParserModel:
+def new_model(cfg: Config, system: TransitionSystem, train: list[Sentence], device: torch.device) -> ParserModel:
     """A network of the config's sizes with vocabularies of the training sentences (and the
     pretrained vectors of ``model.pretrained``)."""
     mc = cfg.model
     vocabs = Vocabs.build(train, lowercase=mc.lowercase)
     pretrained = None
-    options = plain_dict(mc)
-    if mc.get("pretrained"):
-        pretrained = extend_with_pretrained(
-            vocabs, str(resolve_path(mc.pretrained, "model.pretrained")), int(mc.pretrained_max)
-        )
-        options["word_dim"] = pretrained.shape[1]
-    return ParserModel(vocabs, system, options, pretrained).to(device)
+    if mc.pretrained:
+        pretrained = extend_with_pretrained(vocabs, str(resolve_path(mc.pretrained, "model.pretrained")), mc.pretrained_max)
+        mc = replace(mc, word_dim=pretrained.shape[1])
+    return ParserModel(vocabs, system, mc, pretrained).to(device)
 
 
-def fine_tuned_model(path: Path, cfg: DictConfig, system: TransitionSystem, device: torch.device) -> ParserModel:
+def fine_tuned_model(path: Path, cfg: Config, system: TransitionSystem, device: torch.device) -> ParserModel:
     """A trained model's weights, vocabularies and sizes (``trainer.init_from``); a completion
     model the config asks for and the checkpoint lacks starts new, as ``trainer.completion_init``
     says: ``zero`` (default) zeroes its output weights, so every factor scores 0 and the
@@ -49,30 +47,28 @@ def fine_tuned_model(path: Path, cfg: DictConfig, system: TransitionSystem, devi
             f"trainer.init_from={path}: the checkpoint's system {state['system']} differs from "
             f"system={system_options(cfg)}; fine-tune with the same system and options"
         )
-    wanted = OmegaConf.to_container(cfg.model, resolve=True)
-    completion = wanted.get("completion")  # type: ignore[union-attr]
-    if completion and completion.get("factors") and completion != state["model_options"].get("completion"):
+    wanted = cfg.model
+    completion = wanted.completion
+    saved = model_config(state["model_options"])
+    if completion.factors and completion != saved.completion:
         # The completion model is the part being fine-tuned: the config's, initialised fresh.
-        options = {**state["model_options"], "completion": completion}
-        model = ParserModel(Vocabs.from_state(state["vocabs"]), system, options)
+        model = ParserModel(Vocabs.from_state(state["vocabs"]), system, replace(saved, completion=completion))
         weights = {k: v for k, v in state["model"].items() if not k.startswith("completion.")}
         missing, unexpected = model.load_state_dict(weights, strict=False)
         if unexpected or any(not k.startswith("completion.") for k in missing):
             raise ValueError(f"trainer.init_from={path}: weights do not fit the model ({missing}, {unexpected})")
-        start = str(cfg.trainer.get("completion_init") or "zero")  # checked by check_settings
+        start = cfg.trainer.completion_init  # zero or random: check_settings
         if start == "zero":
             assert model.completion is not None
             with torch.no_grad():
                 model.completion.out.zero_()
                 model.completion.out_bias.zero_()
         model.to(device)
-        log.info("completion model %s: new, %s", completion, "zero output weights" if start == "zero" else "at random")
+        log.info("completion model %s: new, %s", completion.factors, "zero output weights" if start == "zero" else "at random")
     else:
         model = model_from_state(state, device, path)
-    ignored = {
-        k for k, v in wanted.items()  # type: ignore[union-attr]
-        if k in model.options and model.options[k] != v
-    }  # fmt: skip
+    have = asdict(model.options)
+    ignored = {k for k, v in asdict(wanted).items() if have[k] != v}
     log.info("initialised from %s (epoch %d)", path, state.get("epoch", 0))
     if ignored:
         log.warning("model.%s: taken from the checkpoint, not the config", ", model.".join(sorted(ignored)))

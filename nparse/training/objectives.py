@@ -11,11 +11,9 @@ from __future__ import annotations
 import random
 from abc import ABC, abstractmethod
 from collections import Counter
-from typing import Any
-
 import torch
-from omegaconf import DictConfig
 
+from ..config import Config
 from ..decoding.decode import completion_for
 from ..io.data import Batch, Example
 from ..models.parser import ParserModel
@@ -42,7 +40,7 @@ class Objective(ABC):
     def start_epoch(self, epoch: int) -> None:
         """Called before every epoch (schedules)."""
 
-    def check_config(self, cfg: DictConfig) -> None:
+    def check_config(self, cfg: Config) -> None:
         """Refuse model settings this objective cannot train (before any data is read)."""
         check_completion(cfg, None)
 
@@ -132,7 +130,7 @@ class Global(Objective):
         if self.local is not None:
             self.local.start_epoch(epoch)
 
-    def check_config(self, cfg: DictConfig) -> None:
+    def check_config(self, cfg: Config) -> None:
         check_completion(cfg, self.settings)
 
     def check_examples(self, examples: list[Example]) -> None:
@@ -173,31 +171,18 @@ class Global(Objective):
         }
 
 
-def build_objective(cfg: DictConfig, oracle: Oracle, rng: random.Random) -> Objective:
+def build_objective(cfg: Config, oracle: Oracle, rng: random.Random) -> Objective:
     """The objective of ``trainer.name`` (greedy or global) with its settings checked."""
-    tc: Any = cfg.trainer
-    oc: Any = cfg.oracle
-    greedy = Greedy(
-        oracle,
-        str(tc.get("local_loss") or "hinge"),
-        float(oc.get("explore_p", 0.0)),
-        int(oc.get("explore_from_epoch", 1)),
-        rng,
-    )
+    tc, oc = cfg.trainer, cfg.oracle
+    greedy = Greedy(oracle, tc.local_loss, oc.explore_p, oc.explore_from_epoch, rng)
     objective: Objective = greedy
-    if tc.get("name") == "global":
-        value = tc.get("local_loss_weight")
-        local_weight = float(value or 0.0)  # configs of older runs lack the key
-        if not local_weight >= 0:
-            raise ValueError(f"trainer.local_loss_weight={value}: must be at least 0")
-        local = greedy if local_weight > 0 else None
-        objective = Global(oracle, global_settings(cfg, oracle), local, local_weight)
-    weights = []
+    if tc.is_global:
+        weight = tc.local_loss_weight
+        if weight is None or not weight >= 0:
+            raise ValueError(f"trainer.local_loss_weight={weight}: must be at least 0")
+        objective = Global(oracle, global_settings(cfg, oracle), greedy if weight > 0 else None, weight)
     for key in ("transition_loss_weight", "label_loss_weight"):
-        value = tc.get(key)
-        weight = 1.0 if value is None else float(value)  # configs of older runs lack the keys
-        if not weight >= 0:
-            raise ValueError(f"trainer.{key}={value}: must be at least 0")
-        weights.append(weight)
-    objective.transition_weight, objective.label_weight = weights
+        if not getattr(tc, key) >= 0:
+            raise ValueError(f"trainer.{key}={getattr(tc, key)}: must be at least 0")
+    objective.transition_weight, objective.label_weight = tc.transition_loss_weight, tc.label_loss_weight
     return objective

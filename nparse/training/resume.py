@@ -8,7 +8,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
-from omegaconf import DictConfig, OmegaConf
+from ..config import Config, upgrade_config
 
 
 class Preempted(Exception):
@@ -75,14 +75,15 @@ def _leaves(cfg: Any, prefix: str = "") -> dict[str, Any]:
     return {prefix[:-1]: cfg}
 
 
-def resumed_config(saved: dict, current: DictConfig, overrides: list[str] | None) -> tuple[DictConfig, list[str]]:
+def resumed_config(saved: dict, current: Config, overrides: list[str] | None) -> tuple[Config, list[str]]:
     """The run's own saved config, with the harmless changes of ``current`` applied (logged).
 
     ``overrides`` are the command line's (Hydra's task overrides): only their keys count as
     asked for. Without them (a config built in code) every key of ``current`` does. A change of
     what is trained (data, system, oracle, model, training settings, preset) is refused.
     Returns the config and the changes applied, for the log."""
-    now = _leaves(OmegaConf.to_container(current, resolve=True))
+    saved = upgrade_config(saved)
+    now = _leaves(current.to_dict())
     before = _leaves(saved)
     if overrides is None:
         asked = [k for k in now if k in before or k.startswith(("trainer.", "data."))]
@@ -99,13 +100,13 @@ def resumed_config(saved: dict, current: DictConfig, overrides: list[str] | None
                 continue
             if not key.startswith("hydra."):
                 asked.append(key)
-    out = OmegaConf.create(saved)
     notes = []
     for key in asked:
         if key not in now or now[key] == before.get(key):
             continue
         if key in RESUME_HARMLESS:
-            OmegaConf.update(out, key, now[key], force_add=True)
+            group, name = key.split(".")
+            saved[group][name] = now[key]
             notes.append(f"{key}={now[key]} (the run had {before.get(key)})")
         else:
             raise ValueError(
@@ -113,4 +114,4 @@ def resumed_config(saved: dict, current: DictConfig, overrides: list[str] | None
                 f"{key}={before.get(key)}); resuming takes the run's own config, so drop the override, or "
                 "start a new run (trainer.init_from to start from its weights)"
             )
-    return out, notes
+    return Config.from_dict(saved), notes

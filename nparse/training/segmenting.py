@@ -16,8 +16,7 @@ import time
 from pathlib import Path
 from typing import Any, Callable
 
-from omegaconf import DictConfig
-
+from ..config import Config
 from ..eval.aligned import aligned_scores
 from ..io.conllu import Sentence, read_conllu, write_conllu
 from ..io.rawtext import iter_raw, text_of
@@ -29,15 +28,15 @@ SEGMENTATION = ("tokens", "sentences", "words")
 
 
 def train_segmenter(
-    train_path: str, dev_path: str | None, epochs: int, limit: int = 0
+    train_path: str, dev_path: str | None, epochs: int, limit: int | None = None
 ) -> tuple[bytes, Segmenter, float]:
     """The trained model's bytes, the segmenter built on them and the training time in seconds;
-    ``limit`` > 0 trains on the first ``limit`` sentences, as ``data.max_train_sentences`` does
-    for the parser."""
+    ``limit`` trains on the first ``limit`` sentences (None: all), as ``data.max_train_sentences``
+    does for the parser."""
     start = time.perf_counter()
     log.info("training the segmenter on %s (%d epochs, UDPipe 1)", train_path, epochs)
     with tempfile.TemporaryDirectory() as folder:
-        if limit > 0:
+        if limit is not None:
             part = Path(folder) / "train.conllu"
             write_conllu(read_conllu(train_path)[:limit], part)
             train_path = str(part)
@@ -64,7 +63,7 @@ def raw_scores(
 
 
 def segment_run(
-    cfg: DictConfig,
+    cfg: Config,
     checkpoints: list[Path],
     dev: list[Sentence],
     test: list[Sentence],
@@ -79,10 +78,10 @@ def segment_run(
 
     d = cfg.data
     data, segmenter, seconds = train_segmenter(
-        str(resolve_path(d.train, "data.train")),
-        str(resolve_path(d.dev, "data.dev")) if d.get("dev") else None,
-        int(cfg.model.segmenter_epochs),
-        int(d.get("max_train_sentences") or 0),
+        str(resolve_path(str(d.train), "data.train")),
+        str(resolve_path(d.dev, "data.dev")) if d.dev else None,
+        cfg.model.segmenter_epochs,
+        d.max_train_sentences,
     )
     for path in checkpoints:
         checkpoint.attach_segmenter(path, data)
@@ -93,7 +92,7 @@ def segment_run(
         if not all(any(line.startswith("# text = ") for line in s.lines) for s in sents):
             log.warning("segmenter: %s has sentences without '# text': its raw text is not scored", name)
             continue
-        result[name] = raw_scores(sents, str(d.lang), segmenter, parser)
+        result[name] = raw_scores(sents, d.lang, segmenter, parser)
         log.info("segmenter (trained in %.0f s), %s", seconds, score_line(name, result[name]))
         for key, value in result[name].items():
             writer.add_scalar(f"segmenter/{name}_{key}", value, step)

@@ -3,12 +3,12 @@ at once, with the keys named (not after loading data, not as a traceback)."""
 
 from __future__ import annotations
 
+from dataclasses import asdict
 from typing import Any
 
 import torch
-from omegaconf import DictConfig, OmegaConf
 
-from ..config_schema import GLOBAL_ONLY
+from ..config import GLOBAL_ONLY, Config, TrainerConfig
 from ..io.data import Example
 from ..models.parser import PRECISIONS
 from ..runtime import pick_device
@@ -18,34 +18,28 @@ from ..systems import Oracle, StaticOracle
 from ..systems.factors import factor_mask
 from .updates import RESTART_FROM, FullUpdate, GlobalSettings
 
-ORACLE_TRAINING_KEYS = ("name", "explore_p", "explore_from_epoch")
 
 
-def plain_dict(node: DictConfig) -> dict[str, Any]:
-    """A config group as a plain dict with string keys (interpolations resolved)."""
-    return {str(k): v for k, v in OmegaConf.to_container(node, resolve=True).items()}  # type: ignore[union-attr]
+def system_options(cfg: Config) -> dict[str, Any]:
+    """The ``make_system`` keywords of the config (what a checkpoint keeps as ``system``)."""
+    return asdict(cfg.system)
 
 
-def system_options(cfg: DictConfig) -> dict[str, Any]:
-    return plain_dict(cfg.system)
-
-
-def oracle_options(cfg: DictConfig) -> dict[str, Any]:
-    return {k: v for k, v in plain_dict(cfg.oracle).items() if k not in ORACLE_TRAINING_KEYS}
-
-
-def global_settings(cfg: DictConfig, oracle: Oracle) -> GlobalSettings:
+def global_settings(cfg: Config, oracle: Oracle) -> GlobalSettings:
     """The beam-training settings of ``trainer=global`` (names checked by ``GlobalSettings``);
     combinations that make no sense stop here."""
     tc = cfg.trainer
+    for key in GLOBAL_ONLY:
+        if key not in ("completion_lr",) and getattr(tc, key) is None:
+            raise ValueError(f"trainer.{key} is not set: trainer=global needs it (conf/trainer/global.yaml)")
     settings = GlobalSettings(
-        beam_size=int(tc.beam_size),
-        update=str(tc["update"]),
+        beam_size=int(tc.beam_size),  # type: ignore[arg-type]
+        update=str(tc.update),
         loss=str(tc.global_loss),
         restart=bool(tc.restart),
         restart_from=str(tc.restart_from),
-        scores=str(tc.get("global_scores") or "raw"),
-        positive=str(tc.get("positive") or "prefix"),
+        scores=str(tc.global_scores),
+        positive=str(tc.positive),
     )
     if settings.beam_size < 1:
         raise ValueError(f"trainer.beam_size={settings.beam_size}: must be at least 1")
@@ -86,16 +80,16 @@ def check_reachable(settings: GlobalSettings | None, examples: list[Example], or
         )
 
 
-def check_completion(cfg: DictConfig, settings: GlobalSettings | None) -> None:
+def check_completion(cfg: Config, settings: GlobalSettings | None) -> None:
     """The completion model is trained by the global loss; decoder=mst needs its arc factor."""
-    factors = list((cfg.model.get("completion") or {}).get("factors") or [])
+    factors = cfg.model.completion.factors
     mask = factor_mask(factors)
     if mask and settings is None:
         raise ValueError(
             f"model.completion.factors={factors} needs trainer=global: the factors are trained "
             "with the global loss of beam training (e.g. +exp=completion_2a)"
         )
-    if cfg.decoder.get("name") == "mst" and not mask & 1:
+    if cfg.decoder.name == "mst" and not mask & 1:
         raise ValueError(
             "decoder=mst decodes the completion model's first-order factor: set "
             "model.completion.factors to a list with 1 (e.g. [1,2a]) and trainer=global"
@@ -111,38 +105,36 @@ INTEGER_SETTINGS = (
 )  # fmt: skip
 
 
-def check_settings(cfg: DictConfig) -> None:
+def check_settings(cfg: Config) -> None:
     """Values that cannot work stop the run at once, with the key named (not after loading data,
     not as a traceback)."""
-    if not cfg.data.get("train"):
+    if not cfg.data.train:
         raise ValueError("data.train is not set: give a CoNLL-U file (data.train=PATH) or a data preset (data=en_ewt)")
     for key, least in INTEGER_SETTINGS:
-        value = OmegaConf.select(cfg, key)
-        if value is None and key in ("data.max_train_sentences", "trainer.batch_tokens", "decoder.batch_tokens",
-                                     "trainer.warmup"):  # fmt: skip
+        group, name = key.split(".")
+        value = getattr(getattr(cfg, group), name)
+        if value is None and key in ("data.max_train_sentences",):
             continue
         if isinstance(value, bool) or not isinstance(value, int):
             raise ValueError(f"{key}={value}: expected an integer")
         if least is not None and value < least:
             raise ValueError(f"{key}={value}: must be at least {least}")
-    if cfg.trainer.get("name") != "global":
+    tc = cfg.trainer
+    if not tc.is_global:
         for key in GLOBAL_ONLY:
-            if cfg.trainer.get(key) is not None:
+            if getattr(tc, key) is not None:
                 raise ValueError(
-                    f"trainer.{key}={cfg.trainer.get(key)} is a beam-training setting: add trainer=global "
+                    f"trainer.{key}={getattr(tc, key)} is a beam-training setting: add trainer=global "
                     "(or use a beam preset such as +exp=beam_maxv)"
                 )
-    tc = cfg.trainer
-    check_schedule(str(tc.get("lr_schedule") or "constant"), int(tc.get("warmup") or 0))
-    check_average(str(tc.get("average") or "none"), float(tc.get("average_decay") or 0.999))
-    lr = OmegaConf.select(cfg, "trainer.lr")
-    if isinstance(lr, bool) or not isinstance(lr, (int, float)) or lr <= 0:
-        raise ValueError(f"trainer.lr={lr}: expected a positive number")
-    start = tc.get("completion_init")
-    if start is not None and start not in ("zero", "random"):
-        raise ValueError(f"trainer.completion_init={start}: expected zero or random")
-    if cfg.model.get("segmenter"):
-        check_segmenter(int(cfg.model.get("segmenter_epochs") or 0))
+    check_schedule(tc.lr_schedule, tc.warmup)
+    check_average(tc.average, tc.average_decay)
+    if not tc.lr > 0:
+        raise ValueError(f"trainer.lr={tc.lr}: expected a positive number")
+    if tc.is_global and tc.completion_init not in ("zero", "random"):
+        raise ValueError(f"trainer.completion_init={tc.completion_init}: expected zero or random")
+    if cfg.model.segmenter:
+        check_segmenter(cfg.model.segmenter_epochs)
 
 
 def check_segmenter(epochs: int) -> None:
@@ -155,13 +147,13 @@ def check_segmenter(epochs: int) -> None:
         raise ValueError('model.segmenter=true needs UDPipe 1: pip install -e ".[segmenter]"') from None
 
 
-def device_and_precision(tc: Any, local_rank: int | None) -> tuple[torch.device, str]:
+def device_and_precision(tc: TrainerConfig, local_rank: int | None) -> tuple[torch.device, str]:
     """The device of ``trainer.device`` (rank ``local_rank``'s GPU under DDP) and a precision it
     supports: fp16 needs a GPU's loss scaling, bf16 and fp32 run anywhere."""
     device = pick_device(tc.device)
     if device.type == "cuda" and local_rank is not None:
         device = torch.device("cuda", local_rank)
-    precision = str(tc.get("precision") or "fp32")
+    precision = tc.precision
     if precision not in PRECISIONS:
         raise ValueError(f"trainer.precision={precision}: choose one of {', '.join(PRECISIONS)}")
     if precision == "fp16" and device.type == "cpu":

@@ -16,12 +16,15 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from dataclasses import asdict
+
 import torch
 from omegaconf import DictConfig, OmegaConf
 from tqdm import tqdm
 
 from .. import checkpoint
 from ..checkpoint import model_from_state
+from ..config import Config
 from ..decoding.decode import decode_sentences, parsed_sentence
 from ..decoding.settings import DecodeSettings
 from ..eval.scores import Scores, score
@@ -40,15 +43,19 @@ from .objectives import build_objective
 from .resume import Preempted, log_to, preempted, resumed_config, stop_signals
 from .schedule import lr_schedule
 from .segmenting import segment_run
-from .settings import check_settings, device_and_precision, oracle_options, system_options
+from .settings import check_settings, device_and_precision, system_options
 
 log = logging.getLogger("nparse.train")
 
 
 class Trainer:
-    def __init__(self, cfg: DictConfig, run_dir: Path, ranks: Ranks | None = None, overrides: list[str] | None = None):
+    def __init__(
+        self, cfg: Config | DictConfig, run_dir: Path, ranks: Ranks | None = None, overrides: list[str] | None = None
+    ):
+        if not isinstance(cfg, Config):  # Hydra's composed config: typed once, here
+            cfg = Config.composed(cfg)
         check_settings(cfg)
-        resume = cfg.trainer.get("resume")
+        resume: Any = cfg.trainer.resume
         if resume == "auto":
             last = run_dir / "last.pt"
             resume = last if last.exists() else None
@@ -63,7 +70,7 @@ class Trainer:
         if self.ranks.main:
             run_dir.mkdir(parents=True, exist_ok=True)
         tc = cfg.trainer
-        set_threads(tc.get("threads"), log)
+        set_threads(tc.threads, log)
         self.stop_signal: int | None = None
         self.log_handler: logging.Handler | None = None  # train.log of a resumed run
         self.partial: dict | None = None  # the epoch in progress of a mid-epoch last.pt
@@ -72,7 +79,7 @@ class Trainer:
         torch.manual_seed(tc.seed)
         self.data = load_data(cfg)
         self.system = make_system(**system_options(cfg))
-        self.oracle = make_oracle(self.system, cfg.oracle.name, **oracle_options(cfg))
+        self.oracle = make_oracle(self.system, cfg.oracle.name, **cfg.oracle.options)
         self.objective = build_objective(cfg, self.oracle, self.rng)
         self.objective.check_config(cfg)
         self.epoch = 0
@@ -82,7 +89,7 @@ class Trainer:
         self.step = 0
         if resume:
             self._resume(resume)
-        elif tc.get("init_from"):
+        elif tc.init_from:
             self._init_from(resolve_path(tc.init_from, "trainer.init_from"))
         else:
             self._build()
@@ -92,14 +99,14 @@ class Trainer:
         log.info("oracle data for %d sentences prepared in %.1f s", len(self.data.train), self.prepare_seconds)
         if self.ranks.main:
             report_skipped(self.data.skipped, len(self.train_examples), self.run_dir)
-        check_not_empty(self.train_examples, self.data.skipped, cfg.data.train)
+        check_not_empty(self.train_examples, self.data.skipped, str(cfg.data.train))
         self.objective.check_examples(self.train_examples)
-        groups = parameter_groups(self.model, tc.get("completion_lr"))
-        self.optimizer = torch.optim.Adam(groups, lr=tc.lr, betas=tuple(tc.betas))
+        groups = parameter_groups(self.model, tc.completion_lr)
+        beta1, beta2 = tc.betas
+        self.optimizer = torch.optim.Adam(groups, lr=tc.lr, betas=(beta1, beta2))
         per_epoch = -(-len(self.train_examples) // (tc.batch_size * self.ranks.world))  # about
-        schedule, warmup = str(tc.get("lr_schedule") or "constant"), int(tc.get("warmup") or 0)
-        self.scheduler = lr_schedule(self.optimizer, schedule, warmup, per_epoch * int(tc.epochs))
-        self.average = WeightAverage(self.model, str(tc.get("average") or "none"), float(tc.get("average_decay") or 0.999))
+        self.scheduler = lr_schedule(self.optimizer, tc.lr_schedule, tc.warmup, per_epoch * tc.epochs)
+        self.average = WeightAverage(self.model, tc.average, tc.average_decay)
         self.model.set_precision(self.precision)
         # fp16 gradients underflow without loss scaling; bf16 has float32's range and needs none.
         self.scaler = torch.amp.GradScaler(self.device.type, enabled=self.precision == "fp16")
@@ -171,11 +178,11 @@ class Trainer:
             start -= partial["seconds"]
         else:
             index = {id(e): i for i, e in enumerate(self.train_examples)}
-            batched = bucket_batches(self.train_examples, tc.batch_size, self.rng, int(tc.get("batch_tokens") or 0))
+            batched = bucket_batches(self.train_examples, tc.batch_size, self.rng, tc.batch_tokens)
             order, done = [[index[id(e)] for e in b] for b in batched], 0
         batches = [[self.train_examples[i] for i in b] for b in order]
         self.objective.start_epoch(epoch)
-        every = int(tc.get("checkpoint_every") or 0)
+        every = tc.checkpoint_every
         # An update takes ``world`` consecutive batches, one per rank (see distributed.py).
         world, rank = self.ranks.world, self.ranks.rank
         updates = (len(batches) + world - 1) // world
@@ -236,11 +243,10 @@ class Trainer:
     def decode_settings(self, calibrate: bool = False) -> DecodeSettings:
         """The decoder of the config for the current model; ``calibrate``: first fit the
         temperature on dev when a beam would read it."""
-        config: Any = OmegaConf.to_container(self.cfg, resolve=True)
-        asked = DecodeSettings.from_config(config["decoder"])
-        if calibrate and asked.beam_size > 1 and asked.reads_calibration(config):
+        asked = DecodeSettings.from_config(self.cfg.decoder)
+        if calibrate and asked.beam_size > 1 and asked.reads_calibration(self.cfg):
             self.calibrate()
-        return asked.for_model(config, self.calibration)
+        return asked.for_model(self.cfg, self.calibration)
 
     def calibrate(self) -> dict:
         """Fit the temperature of local beam scores on dev (``calibration.py``) and keep it."""
@@ -274,9 +280,9 @@ class Trainer:
 
     def checkpoint_state(self, with_optimizer: bool) -> dict:
         state = {
-            "config": OmegaConf.to_container(self.cfg, resolve=True),
+            "config": self.cfg.to_dict(),
             "system": system_options(self.cfg),
-            "model_options": self.model.options,
+            "model_options": asdict(self.model.options),
             "vocabs": self.vocabs.state_dict(),
             "model": self.model.state_dict(),
             "epoch": self.epoch,
@@ -302,7 +308,7 @@ class Trainer:
         best = max(self.history, key=lambda h: h.get("dev_las", -1.0)) if self.history else None
         metrics = {
             "exp": self.cfg.exp_name,
-            "treebank": self.cfg.data.get("name", "?"),
+            "treebank": self.cfg.data.name,
             "system": self.system.describe(),
             "oracle": self.oracle.name,
             "prepare_seconds": self.prepare_seconds,
@@ -335,7 +341,7 @@ class Trainer:
         tc = self.cfg.trainer
         main = self.ranks.main
         if main:
-            OmegaConf.save(self.cfg, self.run_dir / "config.yaml", resolve=True)
+            OmegaConf.save(OmegaConf.create(self.cfg.to_dict()), self.run_dir / "config.yaml")
         log.info("run directory: %s", self.run_dir)
         if self.ranks.active:
             log.info("rank %d of %d", self.ranks.rank, self.ranks.world)
@@ -375,7 +381,7 @@ class Trainer:
             test = self.evaluate(self.data.test, self.run_dir / "test.pred.conllu")
             extra["test"] = test.as_dict()
             log.info("test (best dev epoch %d): UAS %.2f LAS %.2f", state["epoch"], test.uas, test.las)
-        if main and self.cfg.model.get("segmenter") and best_path.exists():
+        if main and self.cfg.model.segmenter and best_path.exists():
             if (state or checkpoint.load(best_path)).get("segmenter") is not None:  # a resumed, finished run
                 extra["segmenter"] = self.previous_metrics().get("segmenter", {})
             else:
