@@ -31,6 +31,8 @@ def test_paired_bootstrap_separates_a_real_gain_from_noise():
     noise = np.minimum(words, np.where(rng.random(len(a)) < 0.5, a + 1, np.maximum(a - 1, 0)))
     _, _, delta, p = significance.paired_bootstrap(a, noise, words, 2000, seed=1)
     assert abs(delta) < 0.5 and p > 0.05
+    _, _, delta, p = significance.paired_bootstrap(a, a.copy(), words, 2000, seed=1)
+    assert delta == 0 and p == 1.0  # the same system: no gain (not p = 0, which no sample exceeds)
 
 
 def test_label_accuracy_counts_only_words_both_attach_right(tmp_path):

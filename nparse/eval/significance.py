@@ -41,6 +41,8 @@ def paired_bootstrap(
     total = words.sum()
     score_a, score_b = 100.0 * a.sum() / total, 100.0 * b.sum() / total
     delta = score_b - score_a
+    if a.sum() == b.sum():  # no difference to test: B is not better (the count below would give 0)
+        return score_a, score_b, 0.0, 1.0
     rng = np.random.default_rng(seed)
     n = len(words)
     exceed = 0
