@@ -184,3 +184,15 @@ def test_columns_are_split_on_tabs_only():
     [sent] = read_conllu(io.StringIO(text))
     assert sent.forms[1] == "New  York" and sent.heads[1] == 0 and sent.deprels[1] == "root"
     assert format_sentence(sent, [-1, 0], ["_", "root"]) == text
+
+
+def test_written_files_get_the_usual_permissions(tmp_path):
+    import os
+
+    from nparse.io.conllu import write_conllu
+
+    out = tmp_path / "out.conllu"
+    write_conllu(read_conllu(io.StringIO("1\ta\ta\tX\t_\t_\t0\troot\t_\t_\n\n")), out)
+    mask = os.umask(0)
+    os.umask(mask)
+    assert out.stat().st_mode & 0o777 == 0o666 & ~mask  # not mkstemp's 0600: others may read the parse

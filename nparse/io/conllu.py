@@ -367,6 +367,12 @@ __all__ = [
 ]
 
 
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
 @contextmanager
 def atomic_text(path: str | Path) -> Iterator[IO[str]]:
     """A UTF-8 file written next to ``path`` and renamed over it when complete: a full disk, an
@@ -377,6 +383,7 @@ def atomic_text(path: str | Path) -> Iterator[IO[str]]:
     except OSError as err:
         raise OSError(f"cannot write {path}: {err.strerror}") from None
     try:
+        os.fchmod(fd, 0o666 & ~_umask())  # a new file's usual permissions, not mkstemp's private 0600
         with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
             yield handle
             handle.flush()
