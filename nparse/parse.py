@@ -3,7 +3,7 @@
     python -m nparse.parse model=CKPT [input=IN] [output=OUT] [format=auto|conllu|text|raw] [lang=xx]
                            [beam_size=K] [nbest=k] [decoder=greedy|beam|mst] [device=auto|cpu|cuda]
                            [batch_size=N] [chunk=N] [scores=auto|local|raw] [temperature=T]
-                           [threads=N] [segmenter=MODEL.udpipe]
+                           [threads=N] [segmenter=MODEL.udpipe] [output_format=auto|conllu|html]
 
 Input is CoNLL-U (HEAD/DEPREL are filled in, everything else is written back untouched) or
 pre-tokenized plain text, one sentence per line, or (format=raw) raw text, split into sentences and
@@ -22,6 +22,10 @@ one root dependent); decoder=greedy is beam_size=1. scores= says what a beam sum
 one fitted on dev when the model was trained), raw (the scores as global training optimises them)
 or auto (the default: raw for globally trained models, local otherwise).
 
+output_format=html (the default for an output file named *.html or *.htm) writes one
+self-contained HTML page with every sentence drawn as a tree (nparse/viz/svg.py) instead of
+CoNLL-U.
+
 With format=raw, segmenter=MODEL.udpipe splits the text with a segmenter trained on the
 treebank (python -m nparse.segmenter; tokens, sentences and multiword tokens as the treebank has
 them) instead of spaCy's rules.
@@ -35,6 +39,7 @@ from __future__ import annotations
 
 import shutil
 import sys
+from html import escape
 import tempfile
 import time
 from contextlib import ExitStack
@@ -56,6 +61,8 @@ from .io.conllu import (
 )
 from .io.rawtext import iter_raw
 from .io.segmenter import Segmenter
+from .viz.page import page_head, page_tail
+from .viz.svg import scrollable
 
 CHUNK = 4096  # default sentences read, parsed and written at a time (chunk=N): bounds memory
 
@@ -96,6 +103,7 @@ def main(argv: list[str] | None = None) -> int:
             "temperature": None,
             "threads": None,
             "segmenter": None,
+            "output_format": "auto",
         },
         usage=__doc__,
     )
@@ -109,6 +117,7 @@ def main(argv: list[str] | None = None) -> int:
         )
         if args["format"] not in ("auto", "conllu", "text", "raw"):
             raise ValueError(f"format must be auto, conllu, text or raw, not {args['format']!r}")
+        html = output_is_html(args["output_format"], args["output"])
         with ExitStack() as stack:
             handle, name = open_input(args["input"], stack)
             fmt = args["format"]
@@ -128,6 +137,8 @@ def main(argv: list[str] | None = None) -> int:
                 scores=args["scores"], temperature=temperature,
             ).for_model(parser.config, parser.calibration)  # fmt: skip
             out = sys.stdout if args["output"] in (None, "-") else stack.enter_context(atomic_text(args["output"]))
+            if html:
+                out.write(page_head(f"nparse: {args['input']}"))
             bar = stack.enter_context(tqdm(unit="sent", desc="parsing", disable=None, leave=False))
             for part in chunks(sentences, chunk or CHUNK):
                 start = time.perf_counter()
@@ -140,10 +151,15 @@ def main(argv: list[str] | None = None) -> int:
                     done = [t for s, parses in zip(part, results) for t in nbest_sentences(s, parses)]
                 else:
                     done = [parsed_sentence(s, p[0]) for s, p in zip(part, results)]
-                write_parsed(done, out)
+                if html:
+                    out.write("".join(sentence_figure(sent) for sent in done))
+                else:
+                    write_parsed(done, out)
                 n_sents += len(part)
                 n_words += sum(len(s) for s in part)
                 bar.update(len(part))
+            if html:
+                out.write(page_tail())
     except (CoNLLUError, MissingPOSError, OSError, ValueError, RuntimeError) as err:
         print(f"error: {err}", file=sys.stderr)
         if args["output"] not in (None, "-"):
@@ -160,6 +176,22 @@ def main(argv: list[str] | None = None) -> int:
 
 def threads_note(threads: tuple[int, str] | None) -> str:
     return f" with {threads[0]} CPU threads ({threads[1]})" if threads else ""
+
+
+def output_is_html(setting: str | None, output: str | None) -> bool:
+    """Whether to write HTML: ``output_format=html``, or ``auto`` and an output named *.html."""
+    if setting not in ("auto", "conllu", "html"):
+        raise ValueError(f"output_format={setting}: choose auto, conllu or html")
+    if setting == "auto":
+        return str(output or "").lower().endswith((".html", ".htm"))
+    return setting == "html"
+
+
+def sentence_figure(sent: Sentence) -> str:
+    """One parsed sentence in an HTML page: its id and text, then its tree."""
+    text = next((line[9:] for line in sent.lines if line.startswith("# text = ")), " ".join(sent.forms[1:]))
+    score = "" if sent.score is None else f" (score {sent.score:.4f})"
+    return f"<figure><figcaption><b>{escape(sent.name)}</b>{score}: {escape(text)}</figcaption>{scrollable(sent.svg())}</figure>\n"
 
 
 def write_parsed(sentences: list[Sentence], out: IO[str]) -> None:

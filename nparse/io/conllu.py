@@ -65,6 +65,21 @@ class Sentence:
         """File line number of word i (for error messages)."""
         return self.line + self.word_lines[i]
 
+    def svg(self) -> str:
+        """The sentence's tree as an SVG picture (``viz/svg.py``; words without a head have no arc)."""
+        from ..viz.svg import tree_svg
+
+        tags = self.upos if any(t not in ("_", "") for t in self.upos[1:]) else None
+        return tree_svg(self.forms, self.heads, self.deprels, tags, title=self.name)
+
+    def _repr_svg_(self) -> str:  # Jupyter shows the tree
+        return self.svg()
+
+    def _repr_html_(self) -> str:  # Jupyter prefers HTML: the tree, scrolling sideways when wide
+        from ..viz.svg import scrollable
+
+        return scrollable(self.svg())
+
 
 WORD_ID = re.compile(r"0|[1-9][0-9]*")
 RANGE_ID = re.compile(r"([1-9][0-9]*)-([1-9][0-9]*)")
