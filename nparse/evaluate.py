@@ -5,7 +5,7 @@ not. LAS compares DEPREL on its universal part (before ':'). The punctuation-exc
 leaves out words whose gold UPOS is PUNCT.
 
     python -m nparse.evaluate gold=GOLD.conllu pred=PRED.conllu [by=quarter|length] [json=true]
-                              [aligned=auto|true|false]
+                              [aligned=auto|true|false] [report=REPORT.html [pred2=PRED2.conllu]]
 
 When the prediction has its own tokenization (a raw-text parse), words are aligned by character
 offsets as the CoNLL 2018 scorer does, and tokens, sentences, words, UPOS, UAS and LAS are
@@ -15,6 +15,12 @@ words; see nparse/eval/aligned.py).
 ``by=quarter`` adds UAS/LAS by position quarter of the dependent (word i of n is in quarter
 ceil(4i/n): Table 2 of Aufrant et al. 2017); ``by=length`` by sentence length (1-10, 11-20,
 21-30, 31-40, 41+ words).
+
+``report=REPORT.html`` also writes an error-analysis report: one self-contained HTML file with
+accuracy by sentence length, dependency distance, gold label, UPOS and projectivity (tables and
+charts), the label confusion matrix and the sentences with the most errors drawn gold over
+predicted (nparse/eval/report.py). ``pred2=`` adds a second system to compare with, with the
+paired bootstrap. A report needs the gold tokenization.
 """
 
 from __future__ import annotations
@@ -51,8 +57,9 @@ def aligned_main(gold_path: str, pred_path: str, as_json: bool) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(
-        argv, required=("gold", "pred"), optional={"json": "false", "by": None, "aligned": "auto"}, usage=__doc__
-    )
+        argv, required=("gold", "pred"),
+        optional={"json": "false", "by": None, "aligned": "auto", "report": None, "pred2": None}, usage=__doc__,
+    )  # fmt: skip
     as_json = str(args["json"]).lower() in ("1", "true", "yes")
     gold_path, pred_path = str(args["gold"]), str(args["pred"])  # required: parse_args checked them
     if args["aligned"] not in ("auto", "true", "false"):
@@ -67,15 +74,20 @@ def main(argv: list[str] | None = None) -> int:
             print(f"error: {err}", file=sys.stderr)
             return 1
         if differ:
-            if args["by"]:
-                print("error: by= needs the gold tokenization", file=sys.stderr)
-                return 2
+            for key in ("by", "report"):
+                if args[key]:
+                    print(f"error: {key}= needs the gold tokenization (a parse of the gold words)", file=sys.stderr)
+                    return 2
             return aligned_main(gold_path, pred_path, as_json)
     try:
         gold, pred = read_pair(gold_path, pred_path)
         heads, labels = [p.heads for p in pred], [p.deprels for p in pred]
         result = score(gold, heads, labels)
         groups = breakdown(gold, heads, labels, args["by"]) if args["by"] else []
+        if args["report"]:
+            write_report_of(gold_path, pred_path, args["pred2"], str(args["report"]))
+        elif args["pred2"]:
+            raise ValueError("pred2= compares two systems in a report: add report=REPORT.html")
     except (CoNLLUError, OSError, ValueError) as err:
         print(f"error: {err}", file=sys.stderr)
         return 1
@@ -91,6 +103,19 @@ def main(argv: list[str] | None = None) -> int:
         for g, w, u, la in groups:
             print(f"| {g} | {w} | {u:.2f} | {la:.2f} |")
     return 0
+
+
+def write_report_of(gold_path: str, pred_path: str, pred2_path: str | None, out: str) -> None:
+    """The error-analysis report of one prediction, or of two compared (same gold words)."""
+    from .eval.report import write_report
+
+    gold, pred = read_pair(gold_path, pred_path)
+    systems, sources = {"A": pred}, {"gold": gold_path, "A": pred_path}
+    if pred2_path:
+        systems["B"] = read_pair(gold_path, pred2_path)[1]
+        sources["B"] = pred2_path
+    write_report(out, gold, systems, sources)
+    print(f"report written to {out}", file=sys.stderr)
 
 
 if __name__ == "__main__":

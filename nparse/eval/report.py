@@ -1,0 +1,211 @@
+"""The error-analysis report of ``python -m nparse.evaluate gold=G pred=P report=report.html``:
+one self-contained HTML file (inline style, inline SVG, one small inline script; nothing fetched
+from the network) with the scores as the command prints them, accuracy by sentence length,
+dependency distance, gold label, UPOS and projectivity (tables and bar charts), the label
+confusion matrix, and the sentences with the most errors drawn gold over predicted, which a
+label filter narrows down. With ``pred2=P2`` it compares two systems: where each is right and
+the other wrong, accuracy side by side, and the paired bootstrap of ``significance.py``.
+"""
+
+from __future__ import annotations
+
+from html import escape
+from pathlib import Path
+from typing import Sequence
+
+import numpy as np
+
+from ..io.conllu import Sentence, atomic_text
+from ..viz.page import html_page
+from ..viz.plots import bar_chart
+from ..viz.svg import COLOURS, compare_svg, scrollable
+from .analysis import GROUPINGS, Word, agreement, confusion, group_scores, label_scores, words_of, worst_sentences
+from .scores import score
+from .significance import correct_per_sentence, paired_bootstrap
+
+FILTER_SCRIPT = """
+const filter = document.getElementById("label-filter");
+const shown = document.getElementById("shown");
+if (location.hash.startsWith("#label=")) {  // a link can name the label: report.html#label=nsubj
+  filter.value = decodeURIComponent(location.hash.slice(7));
+}
+function apply() {
+  let n = 0;
+  for (const fig of document.querySelectorAll("figure.worst")) {
+    const on = !filter.value || fig.dataset.labels.split(" ").includes(filter.value);
+    fig.style.display = on ? "" : "none";
+    n += on ? 1 : 0;
+  }
+  shown.textContent = n;
+}
+filter.addEventListener("change", () => {
+  history.replaceState(null, "", filter.value ? "#label=" + encodeURIComponent(filter.value) : "#");
+  apply();
+});
+apply();
+"""
+
+
+def _table(header: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
+    def cell(v: object) -> str:
+        return f"{v:.2f}" if isinstance(v, float) else escape(str(v))
+
+    head = "".join(f"<th>{escape(h)}</th>" for h in header)
+    body = "".join("<tr>" + "".join(f"<td>{cell(v)}</td>" for v in row) + "</tr>" for row in rows)
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+
+
+def _grouping(name: str, systems: dict[str, list[Word]]) -> str:
+    title = GROUPINGS[name][0]
+    tables = {sys: {g.name: g for g in group_scores(words, name)} for sys, words in systems.items()}
+    order = list(next(iter(tables.values())))
+    header = [title, "words"] + [f"{m} {sys}" if len(systems) > 1 else m for sys in systems for m in ("UAS", "LAS")]
+    rows = []
+    for g in order:
+        first = next(iter(tables.values()))[g]
+        rows.append([g, first.words] + [v for t in tables.values() for v in (t[g].uas, t[g].las)])
+    series: dict[str, list[float | None]] = {}
+    if len(systems) == 1:
+        series = {"UAS": [r[2] for r in rows], "LAS": [r[3] for r in rows]}  # type: ignore[misc]
+    else:
+        series = {f"LAS {sys}": [t[g].las for g in order] for sys, t in tables.items()}
+    chart = bar_chart(order, series, f"accuracy by {title}")
+    return (
+        f'<section id="by-{name}"><h2>By {escape(title)}</h2><div class="pair">'
+        f"<div>{_table(header, rows)}</div>{scrollable(chart)}</div></section>"
+    )
+
+
+def _labels(words: list[Word]) -> str:
+    scores = label_scores(words)
+    rows = [[s.label, s.gold, s.predicted, s.recall, s.precision, s.f1] for s in scores]
+    table = _table(["label", "gold", "predicted", "recall (LAS)", "precision", "F1"], rows)
+    return (
+        '<section id="label-scores"><h2>Labels: recall, precision and F1 of head and label</h2>'
+        '<p class="muted">Recall: of the words with this gold label, the share with the right head and label; '
+        "precision: of the words predicted with it, the share right.</p>"
+        f"{table}</section>"
+    )
+
+
+def _confusion(words: list[Word]) -> str:
+    labels, counts = confusion(words)
+    top = max((v for (g, p), v in counts.items() if g != p), default=1)
+    head = "".join(f'<th title="predicted {escape(p)}">{escape(p)}</th>' for p in labels)
+    body = []
+    for g in labels:
+        cells = []
+        for p in labels:
+            v = counts.get((g, p), 0)
+            colour = "#e8f0e8" if g == p and v else (f"rgba(214,39,40,{0.12 + 0.75 * v / top:.2f})" if v else "white")
+            cells.append(f'<td style="background:{colour}" title="gold {escape(g)}, predicted {escape(p)}">{v or ""}</td>')
+        body.append(f"<tr><th>{escape(g)}</th>{''.join(cells)}</tr>")
+    return (
+        '<section id="confusion"><h2>Label confusion (words with the right head)</h2>'
+        '<p class="muted">Rows: gold label; columns: predicted label. Off the diagonal, the darker, the more often.</p>'
+        f'<div style="overflow-x:auto"><table class="confusion"><thead><tr><th>gold \\ predicted</th>{head}</tr></thead>'
+        f"<tbody>{''.join(body)}</tbody></table></div></section>"
+    )
+
+
+def _worst(gold: Sequence[Sentence], systems: dict[str, list[Sentence]], words: list[Word], count: int) -> str:
+    first = next(iter(systems))
+    ranked = worst_sentences(words, count)
+    by_sent: dict[int, list[Word]] = {}
+    for w in words:
+        by_sent.setdefault(w.sent, []).append(w)
+    figures, labels = [], set()
+    for k, errors, size in ranked:
+        g = gold[k]
+        wrong = {w.label for w in by_sent[k] if not w.label_ok} | {w.pred_label for w in by_sent[k] if not w.label_ok}
+        labels |= wrong
+        pictures = []
+        for name, pred in systems.items():
+            p = pred[k]
+            svg = compare_svg(g.forms, g.heads, g.deprels, p.heads, p.deprels, g.upos, title=f"{g.name} ({name})")
+            caption = f"<div class='muted'>{escape(name)}</div>" if len(systems) > 1 else ""
+            pictures.append(caption + scrollable(svg))
+        text = " ".join(g.forms[1:])
+        figures.append(
+            f'<figure class="worst" data-labels="{escape(" ".join(sorted(wrong)))}"><figcaption><b>{escape(g.name)}</b>: '
+            f"{errors} of {size} words wrong ({escape(first)}). {escape(text)}</figcaption>{''.join(pictures)}</figure>"
+        )
+    options = "".join(f'<option value="{escape(lab)}">{escape(lab)}</option>' for lab in sorted(labels))
+    legend = (
+        '<p class="legend">'
+        f'<span style="color:{COLOURS["arc"]}">&#9632; gold arc (above the words)</span>'
+        f'<span style="color:{COLOURS["crossing"]}">&#9632; non-projective gold arc (dashed)</span>'
+        f'<span style="color:{COLOURS["ok"]}">&#9632; predicted, right</span>'
+        f'<span style="color:{COLOURS["wrong_head"]}">&#9632; predicted, wrong head</span>'
+        f'<span style="color:{COLOURS["wrong_label"]}">&#9632; predicted, right head, wrong label</span></p>'
+    )
+    return (
+        f'<section id="worst"><h2>The {len(ranked)} sentences with the most errors</h2>{legend}'
+        '<p><label for="label-filter">Show the sentences with an error on the label </label>'
+        f'<select id="label-filter"><option value="">(any)</option>{options}</select> '
+        f'<span class="muted"><span id="shown">{len(figures)}</span> shown</span></p>'
+        f"{''.join(figures)}</section>"
+    )
+
+
+def _comparison(gold: Sequence[Sentence], systems: dict[str, list[Sentence]], words: dict[str, list[Word]],
+                samples: int) -> str:  # fmt: skip
+    (name_a, pred_a), (name_b, pred_b) = systems.items()
+    agree = agreement(words[name_a], words[name_b])
+    n = agree.words
+    rows = [
+        ["both right", agree.both, 100.0 * agree.both / n],
+        [f"only {name_a} right", agree.only_a, 100.0 * agree.only_a / n],
+        [f"only {name_b} right", agree.only_b, 100.0 * agree.only_b / n],
+        ["both wrong", agree.neither, 100.0 * agree.neither / n],
+    ]
+    sizes = np.array([len(s) for s in gold], dtype=np.int64)
+    tests = []
+    for metric in ("las", "uas"):
+        a = correct_per_sentence(gold, pred_a, metric)
+        b = correct_per_sentence(gold, pred_b, metric)
+        sa, sb, delta, p = paired_bootstrap(a, b, sizes, samples, 1)
+        tests.append([metric.upper(), sa, sb, delta, f"{p:.4f}"])
+    return (
+        f'<section id="comparison"><h2>{escape(name_a)} against {escape(name_b)}</h2>'
+        "<h3>Words (head and label)</h3>"
+        f"{_table(['', 'words', '%'], rows)}"
+        f"<h3>Paired bootstrap over sentences ({samples:,} samples), one-sided for {escape(name_b)} &gt; {escape(name_a)}</h3>"
+        f"{_table(['metric', name_a, name_b, 'difference', 'p'], tests)}</section>"
+    )
+
+
+def build_report(
+    gold: Sequence[Sentence],
+    systems: dict[str, list[Sentence]],
+    sources: dict[str, str],
+    worst: int = 60,
+    samples: int = 10000,
+) -> str:
+    """The report's HTML for one or two systems (name -> predicted sentences with the gold words)."""
+    words = {name: words_of(gold, pred) for name, pred in systems.items()}
+    parts = [f"<h1>Error analysis</h1><p class='muted'>gold: {escape(sources['gold'])}<br>"]
+    parts += [f"{escape(name)}: {escape(sources[name])}<br>" for name in systems]
+    parts.append(f"{len(gold)} sentences, {sum(len(s) for s in gold)} words</p>")
+    summaries = []
+    for name, pred in systems.items():
+        scores = score(gold, [p.heads for p in pred], [p.deprels for p in pred])
+        summaries.append(f"<h3>{escape(name)}</h3><pre>{escape(scores.summary())}</pre>")
+    parts.append(f'<section id="scores"><h2>Scores</h2>{"".join(summaries)}</section>')
+    if len(systems) == 2:
+        parts.append(_comparison(gold, systems, words, samples))
+    for grouping in GROUPINGS:
+        parts.append(_grouping(grouping, words))
+    first = next(iter(systems))
+    parts.append(_labels(words[first]))
+    parts.append(_confusion(words[first]))
+    parts.append(_worst(gold, systems, words[first], worst))
+    return html_page("nparse error analysis", "\n".join(parts), FILTER_SCRIPT)
+
+
+def write_report(path: str | Path, gold: Sequence[Sentence], systems: dict[str, list[Sentence]],
+                 sources: dict[str, str], samples: int = 10000) -> None:  # fmt: skip
+    """Write the report atomically (a failure leaves no half-written file)."""
+    page = build_report(gold, systems, sources, samples=samples)
+    with atomic_text(path) as handle:
+        handle.write(page)

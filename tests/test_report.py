@@ -1,0 +1,50 @@
+"""The error analysis: every grouping adds up to the scorer's figures, per-label precision and
+recall, the worst sentences, and the report the evaluate CLI writes (self-contained)."""
+
+from __future__ import annotations
+
+import re
+
+from nparse import evaluate as evaluate_cli
+from nparse.eval.analysis import GROUPINGS, group_scores, label_scores, words_of, worst_sentences
+from nparse.eval.scores import score
+from nparse.io.conllu import read_conllu
+
+from .conftest import EWT_DEV
+
+
+def dev(n: int = 300):
+    return read_conllu(EWT_DEV)[:n]
+
+
+def test_every_grouping_adds_up_to_the_scorer(tmp_path):
+    gold = dev(400)
+    pred = read_conllu(EWT_DEV)[:400]
+    for k, s in enumerate(pred):  # a deterministic pattern of errors
+        for i in range(1, len(s) + 1):
+            if (k + i) % 7 == 0:
+                s.heads[i] = 0 if s.heads[i] else 1
+            elif (k + i) % 5 == 0:
+                s.deprels[i] = "dep"
+    scores = score(gold, [p.heads for p in pred], [p.deprels for p in pred])
+    words = words_of(gold, pred)
+    for by in GROUPINGS:
+        groups = group_scores(words, by)
+        assert sum(g.words for g in groups) == scores.words, by
+        assert abs(sum(g.las * g.words for g in groups) / scores.words - scores.las) < 1e-9, by
+        assert abs(sum(g.uas * g.words for g in groups) / scores.words - scores.uas) < 1e-9, by
+    by_label = {s.label: s for s in label_scores(words)}
+    assert by_label["dep"].predicted > by_label["dep"].gold  # the corruption's label
+    worst = worst_sentences(words, 10)
+    assert len(worst) == 10 and worst == sorted(worst, key=lambda w: -w[1])
+
+
+def test_evaluate_writes_a_report_and_refuses_what_it_cannot_do(tmp_path, capsys):
+    gold = EWT_DEV
+    report = tmp_path / "r.html"
+    assert evaluate_cli.main([f"gold={gold}", f"pred={gold}", f"report={report}"]) == 0
+    page = report.read_text(encoding="utf-8")
+    assert "UAS 100.00  LAS 100.00" in page and re.search(r'<span id="shown">0</span>', page)
+    assert "<link" not in page and "src=" not in page  # self-contained: nothing fetched
+    assert evaluate_cli.main([f"gold={gold}", f"pred={gold}", f"pred2={gold}"]) == 1
+    assert "pred2= compares two systems in a report" in capsys.readouterr().err
