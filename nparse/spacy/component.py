@@ -1,0 +1,179 @@
+"""The ``nparse`` spaCy pipeline component: ``nlp.add_pipe("nparse", config={"model": PATH})``.
+
+It parses the Doc's sentences with an nparse checkpoint and sets ``token.head`` and
+``token.dep_`` (the root's label as spaCy writes it, ``ROOT``; the others as the treebank has
+them) and, with a model that has a tagger, ``token.pos_``. A model that reads UPOS takes
+``token.pos_`` from the components before it and stops, naming the token, where there is none.
+
+Sentence boundaries that are set (a sentencizer or a parser before it, or the tokenizer of
+``nparse.spacy.load``) are kept: each sentence is parsed on its own, and spaCy's sentences come
+from the trees. Otherwise the component splits the Doc first, as ``nparse-parse format=raw``
+would split its text: by the checkpoint's trained segmenter (its sentence boundaries, matched to
+spaCy's tokens by character offset) or, without one, by spaCy's rule-based sentencizer; a blank
+line always ends a sentence. Whitespace tokens are no words for the parser: each is attached to
+the word before it (or after it) with the label ``dep``.
+
+``nlp.pipe(texts, batch_size=N)`` parses the sentences of N documents together (one encoder call
+per batch of sentences, as ``nparse-parse`` does).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Iterable, Iterator
+
+import numpy as np
+from spacy.attrs import DEP, HEAD, POS
+from spacy.language import Language
+from spacy.parts_of_speech import IDS as POS_IDS
+from spacy.tokens import Doc, Span
+from spacy.util import minibatch
+
+from ..api import Parser
+from ..io.conllu import Sentence, build_sentence
+from ..io.rawtext import paragraphs
+
+ROOT = "ROOT"  # spaCy's label of a sentence's root
+
+_PARSERS: dict[tuple[str, str, int | None], Parser] = {}
+
+
+def shared_parser(model: str | Path, device: str = "auto", threads: int | None = None) -> Parser:
+    """One ``Parser`` per checkpoint, device and thread setting in a process, shared by the
+    component and the tokenizer of ``nparse.spacy.load``."""
+    key = (str(Path(model).resolve()), device, threads)
+    if key not in _PARSERS:
+        _PARSERS[key] = Parser.load(model, device, threads)
+    return _PARSERS[key]
+
+
+class NparseComponent:
+    """Parses the sentences of Docs with an nparse model (module docstring)."""
+
+    def __init__(self, nlp: Language, name: str, model: str, beam_size: int | None, batch_size: int,
+                 device: str, threads: int | None):  # fmt: skip
+        self.name = name
+        self.model_path = model
+        self.parser = shared_parser(model, device, threads)
+        self.beam_size = beam_size
+        self.batch_size = batch_size
+        self.needs_pos = self.parser.model.encoder.upos is not None
+        self.tags = self.parser.model.tagger is not None
+
+    def __call__(self, doc: Doc) -> Doc:
+        self.parse([doc])
+        return doc
+
+    def pipe(self, stream: Iterable[Doc], batch_size: int = 128) -> Iterator[Doc]:
+        for docs in minibatch(stream, size=batch_size):
+            self.parse(docs)
+            yield from docs
+
+    def parse(self, docs: list[Doc]) -> None:
+        """Parse every sentence of ``docs`` in one call and write the trees into them."""
+        spans = [span for doc in docs for span in self.sentences(doc)]
+        sents, words = [], []
+        for k, span in enumerate(spans):
+            kept = [t for t in span if not t.is_space]
+            words.append(kept)
+            if kept:
+                sents.append(self.to_sentence(kept, k))
+        results = iter(
+            self.parser.parse_nbest(sents, beam_size=self.beam_size, batch_size=self.batch_size) if sents else []
+        )
+        per_doc: dict[int, list[tuple[list[Any], Any]]] = {}
+        for span, kept in zip(spans, words):
+            parse = next(results)[0] if kept else None
+            per_doc.setdefault(id(span.doc), []).append((kept, parse))
+        for doc in docs:
+            self.write(doc, per_doc.get(id(doc), []))
+
+    def sentences(self, doc: Doc) -> list[Span]:
+        """The Doc's sentences: its own when set, else split as the module docstring says."""
+        if len(doc) == 0:
+            return []
+        if not doc.has_annotation("SENT_START"):
+            starts = self.split(doc)
+            doc[0].is_sent_start = True
+            for token in doc[1:]:
+                token.is_sent_start = token.i in starts
+        return list(doc.sents)
+
+    def split(self, doc: Doc) -> set[int]:
+        """Token indices that start a sentence, for a Doc without sentence boundaries: where a
+        sentence of the segmenter (or of spaCy's rules) starts, and after every blank line."""
+        offsets = []  # character offsets where a sentence starts
+        segmenter = self.parser.segmenter
+        base = 0
+        for _, text in paragraphs(doc.text.splitlines(keepends=True)):
+            offsets.append(base + len(text) - len(text.lstrip()))
+            if segmenter is not None:
+                offsets += [base + sentence[0][1] for sentence in segmenter(text) if sentence]
+            base += len(text)
+        if segmenter is None:
+            from ..io.rawtext import pipeline
+
+            offsets += [span.start_char for span in pipeline(self.parser.lang)(doc.text).sents]
+        offsets.sort()
+        starts, j, first = set(), 0, True
+        for token in doc:
+            if token.is_space:
+                continue
+            boundary = False
+            while j < len(offsets) and offsets[j] <= token.idx:  # a boundary since the last word
+                boundary, j = True, j + 1
+            if boundary and not first:
+                starts.add(token.i)
+            first = False
+        return starts
+
+    def to_sentence(self, tokens: list[Any], k: int) -> Sentence:
+        """An nparse sentence of spaCy tokens (their UPOS when the model reads it)."""
+        rows = []
+        for i, t in enumerate(tokens, 1):
+            form = " ".join(t.text.split()) or "_"
+            upos = (t.pos_ or "_") if self.needs_pos else "_"
+            rows.append(f"{i}\t{form}\t_\t{upos}\t_\t_\t_\t_\t_\t_")
+        return build_sentence(f"<spaCy doc, sentence {k + 1}>", 1, rows, allow_missing_heads=True)
+
+    def write(self, doc: Doc, parsed: list[tuple[list[Any], Any]]) -> None:
+        """Heads, labels (and tags) of the parsed sentences into the Doc, whitespace attached."""
+        n = len(doc)
+        heads = np.arange(n, dtype=np.int64)
+        labels = ["dep"] * n
+        pos = [t.pos for t in doc]
+        for kept, parse in parsed:
+            if parse is None:
+                continue
+            index = [t.i for t in kept]
+            for j, t in enumerate(kept, 1):
+                h = parse.heads[j]
+                heads[t.i] = t.i if h == 0 else index[h - 1]
+                labels[t.i] = ROOT if h == 0 else parse.labels[j]
+                if self.tags and parse.tags is not None:
+                    pos[t.i] = POS_IDS.get(parse.tags[j], pos[t.i])
+        for t in doc:  # whitespace: to the word before it in its sentence, else after it
+            if t.is_space:
+                sent = t.sent
+                before = [w.i for w in sent if w.i < t.i and not w.is_space]
+                after = [w.i for w in sent if w.i > t.i and not w.is_space]
+                heads[t.i] = before[-1] if before else (after[0] if after else t.i)
+        strings = doc.vocab.strings
+        array = np.zeros((n, 3), dtype="uint64")
+        array[:, 0] = (heads - np.arange(n)).astype("uint64")
+        array[:, 1] = [strings.add(label) for label in labels]
+        array[:, 2] = pos
+        doc.from_array([HEAD, DEP, POS], array)  # type: ignore[arg-type]  # a uint64 array, as spaCy writes them
+
+
+@Language.factory(
+    "nparse",
+    default_config={"model": None, "beam_size": None, "batch_size": 1024, "device": "auto", "threads": None},
+    assigns=["token.head", "token.dep", "token.pos", "token.is_sent_start"],
+)
+def make_component(nlp: Language, name: str, model: str | None, beam_size: int | None, batch_size: int,
+                   device: str, threads: int | None) -> NparseComponent:  # fmt: skip
+    """The factory spaCy finds through the ``spacy_factories`` entry point of the package."""
+    if not model:
+        raise ValueError('the nparse component needs a checkpoint: nlp.add_pipe("nparse", config={"model": "PATH/best.pt"})')
+    return NparseComponent(nlp, name, str(model), beam_size, batch_size, device, threads)
