@@ -63,6 +63,14 @@ def test_the_loaded_pipeline_gives_the_words_heads_and_labels_of_format_raw(tagg
         assert [t.dep_ for t in span] == ["ROOT" if d == "root" else d for d in sent.deprels[1:]]
         assert [t.pos_ for t in span] == sent.upos[1:]  # the model's tagger
     assert "do" in [t.text for t in doc] and "n't" in [t.text for t in doc]
+    # Back to CoNLL-U: the same words, trees, tags and multiword-token lines as format=raw wrote.
+    back = nparse.spacy.to_sentences(doc)
+    assert [(s.forms, s.heads, s.deprels, s.upos) for s in back] == [(s.forms, s.heads, s.deprels, s.upos) for s in expected]
+
+    def ranges(sents):
+        return [line.split("\t")[:2] for s in sents for line in s.lines if "-" in line.split("\t")[0]]
+
+    assert ranges(back) == ranges(expected) and ["2-3", "don't"] in ranges(back)
 
 
 def test_add_pipe_on_a_blank_pipeline_keeps_or_sets_sentences_and_batches(tagger_model):
@@ -118,13 +126,15 @@ def test_docbin_round_trips_the_parse_and_displacy_draws_it(tagger_model):
 
     nlp = nparse.spacy.load(tagger_model, device="cpu")
     docs = list(nlp.pipe([PARAGRAPHS, "Short one."]))
-    data = DocBin(docs=docs).to_bytes()
+    data = DocBin(docs=docs, store_user_data=True).to_bytes()
     back = list(DocBin().from_bytes(data).get_docs(nlp.vocab))
 
     def parse_of(doc):
         return [(t.text, t.head.i, t.dep_, t.pos_, t.is_sent_start) for t in doc]
 
     assert [parse_of(d) for d in back] == [parse_of(d) for d in docs]
+    lines = [[s.lines for s in nparse.spacy.to_sentences(d)] for d in docs]
+    assert [[s.lines for s in nparse.spacy.to_sentences(d)] for d in back] == lines  # multiword tokens kept
     svg = spacy.displacy.render(docs[0], style="dep", jupyter=False)
     assert svg.startswith("<svg") and ("n&#x27;t" in svg or "n't" in svg)
     assert all(t.dep_ in svg for t in docs[0] if t.dep_ != "ROOT")

@@ -26,11 +26,13 @@ from spacy.tokens import Doc
 from spacy.vocab import Vocab
 
 from ..api import Parser
-from ..io.conllu import Sentence
+from ..io.conllu import Sentence, build_sentence
 from ..io.rawtext import iter_raw
 from .component import ROOT, NparseComponent, make_component, shared_parser
 
-__all__ = ["ROOT", "NparseComponent", "SegmenterTokenizer", "load", "make_component", "word_spacing"]
+__all__ = ["ROOT", "NparseComponent", "SegmenterTokenizer", "load", "make_component", "to_sentences", "word_spacing"]
+
+MULTIWORD = "nparse_multiword_tokens"  # Doc.user_data key: the multiword tokens of SegmenterTokenizer
 
 
 def word_spacing(sent: Sentence) -> list[bool]:
@@ -69,15 +71,25 @@ class SegmenterTokenizer:
         words: list[str] = []
         spaces: list[bool] = []
         starts: list[bool | int | None] = []
+        multiword: list[tuple[int, int, str]] = []  # (first token, last token, surface form)
         for sent in sentences:
             spacing = word_spacing(sent)
+            base = len(words) - 1  # word i of the sentence is token base + i
+            for line in sent.lines:
+                cols = line.split("\t")
+                if not line.startswith("#") and "-" in cols[0]:
+                    first, last = (int(x) for x in cols[0].split("-"))
+                    multiword.append((base + first, base + last, cols[1]))
             for i in range(1, len(sent) + 1):
                 words.append(sent.forms[i])
                 spaces.append(spacing[i])
                 starts.append(i == 1)
         if spaces:
             spaces[-1] = False
-        return Doc(self.vocab, words=words, spaces=spaces, sent_starts=starts if words else None)
+        doc = Doc(self.vocab, words=words, spaces=spaces, sent_starts=starts if words else None)
+        if multiword:
+            doc.user_data[MULTIWORD] = multiword  # for to_sentences (DocBin keeps it with store_user_data)
+        return doc
 
     def pipe(self, texts: Iterable[str], batch_size: int = 1000) -> Iterator[Doc]:
         for text in texts:
@@ -112,3 +124,35 @@ def load(
     config = {"model": str(path), "device": device, "threads": threads, "beam_size": beam_size, "batch_size": batch_size}
     nlp.add_pipe("nparse", config=config)
     return nlp
+
+
+def to_sentences(doc: Doc) -> list[Sentence]:
+    """The parsed Doc as nparse sentences, ready for ``write_conllu`` or aligned scoring: one per
+    spaCy sentence, with HEAD, DEPREL (``ROOT`` back to ``root``) and UPOS, ``SpaceAfter=No``
+    where no whitespace follows a token, and the multiword tokens that ``nparse.spacy.load``'s
+    tokenizer recorded as range lines. Whitespace tokens are no words."""
+    multiword = {first: (last, form) for first, last, form in doc.user_data.get(MULTIWORD, [])}
+    out = []
+    for k, span in enumerate(doc.sents, 1):
+        words = [t for t in span if not t.is_space]
+        if not words:
+            continue
+        index = {t.i: j for j, t in enumerate(words, 1)}
+        rows, text = [], []
+        skip_to = -1
+        for j, t in enumerate(words, 1):
+            if t.i in multiword:
+                last, form = multiword[t.i]
+                space = doc[last].whitespace_ != ""
+                rows.append(f"{j}-{j + last - t.i}\t{form}\t_\t_\t_\t_\t_\t_\t_\t{'_' if space else 'SpaceAfter=No'}")
+                text.append(form + (" " if space else ""))
+                skip_to = last
+            head = 0 if t.head.i == t.i else index.get(t.head.i, 0)
+            label = "root" if head == 0 else t.dep_
+            misc = "_" if t.i <= skip_to or t.whitespace_ else "SpaceAfter=No"
+            rows.append(f"{j}\t{t.text}\t_\t{t.pos_ or '_'}\t_\t_\t{head}\t{label}\t_\t{misc}")
+            if t.i > skip_to:
+                text.append(t.text + (" " if t.whitespace_ else ""))
+        lines = [f"# sent_id = {k}", f"# text = {''.join(text).strip()}", *rows]
+        out.append(build_sentence("<spaCy doc>", 1, lines, allow_missing_heads=True))
+    return out
