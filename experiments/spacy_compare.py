@@ -1,0 +1,94 @@
+"""nparse inside spaCy against nparse-parse format=raw, on a test set's raw text, one model.
+
+    python experiments/spacy_compare.py --model runs/.../best.pt [--data en_ewt] [--threads 1] [--repeats 3]
+
+The model needs a tagger and a trained segmenter (``model.segmenter=true``). The raw text is the
+test set's ``# text`` lines, a paragraph per ``# newpar`` (``rawtext.text_of``). Four ways,
+scored against gold with the CoNLL 2018 alignment (``eval/aligned.py``):
+
+1. ``format=raw``: what ``nparse-parse format=raw`` does (the checkpoint's segmenter, then
+   tagging and parsing, CoNLL-U written), timed in this process without loading;
+2. ``nparse.spacy.load``: the spaCy pipeline with the same segmenter as its tokenizer, over the
+   paragraphs with ``nlp.pipe``, written back with ``nparse.spacy.to_sentences``;
+3. ``add_pipe``: spaCy's blank tokenizer for the language, then ``nlp.add_pipe("nparse")``
+   (sentences from the checkpoint's segmenter, matched to spaCy's tokens);
+4. ``format=raw`` with spaCy's rules instead of the segmenter (for reference).
+
+Prints the F1 table, tokens/s (best of ``--repeats`` alternating runs, one thread) and whether
+ways 1 and 2 give the same words, heads and labels.
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import time
+
+import spacy
+import torch
+from common import split_sentences, treebank
+
+import nparse.spacy
+from nparse.api import Parser, parsed_sentence
+from nparse.eval.aligned import aligned_scores
+from nparse.io.conllu import Sentence, format_sentence, read_conllu
+from nparse.io.rawtext import iter_raw, paragraphs, text_of
+
+METRICS = ("tokens", "sentences", "words", "upos", "uas", "las")
+
+
+def cli_raw(parser: Parser, text: str, segmenter) -> list[Sentence]:
+    """What ``nparse-parse format=raw`` computes and writes (CoNLL-U text), read back."""
+    sents = list(iter_raw(text.splitlines(keepends=True), parser.lang, "<text>", segmenter))
+    done = [parsed_sentence(s, p[0]) for s, p in zip(sents, parser.parse_nbest(sents))]
+    return read_conllu(io.StringIO("".join(format_sentence(d, d.heads, d.deprels) for d in done)))
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--model", required=True)
+    ap.add_argument("--data", default="en_ewt")
+    ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--repeats", type=int, default=3)
+    args = ap.parse_args()
+    torch.set_num_threads(args.threads)
+    gold = split_sentences(treebank(args.data), "test")
+    text = text_of(gold)
+    parts = [p for _, p in paragraphs(text.splitlines(keepends=True))]
+    loaded = nparse.spacy.load(args.model, device="cpu", threads=args.threads)
+    parser = loaded.get_pipe("nparse").parser
+    blank = spacy.blank(parser.lang)
+    blank.add_pipe("nparse", config={"model": args.model, "device": "cpu", "threads": args.threads})
+    ways = {
+        "format=raw (segmenter)": lambda: cli_raw(parser, text, parser.segmenter),
+        "nparse.spacy.load": lambda: [s for d in loaded.pipe(parts) for s in nparse.spacy.to_sentences(d)],
+        'spacy.blank + add_pipe("nparse")': lambda: [s for d in blank.pipe(parts) for s in nparse.spacy.to_sentences(d)],
+        "format=raw (spaCy rules)": lambda: cli_raw(parser, text, None),
+    }
+    results: dict[str, list[Sentence]] = {}
+    best: dict[str, float] = {}
+    for _ in range(args.repeats):
+        for name, run in ways.items():
+            start = time.perf_counter()
+            results[name] = run()
+            seconds = time.perf_counter() - start
+            best[name] = min(best.get(name, seconds), seconds)
+    tokens = sum(len(s) for s in gold)
+    print(f"{args.data} test, {tokens} gold words, {len(parts)} paragraphs; best of {args.repeats} runs, "
+          f"{args.threads} thread(s)")  # fmt: skip
+    print("| way | " + " | ".join(m.upper() if m in ("upos", "uas", "las") else m.capitalize() for m in METRICS)
+          + " | tokens/s | time vs format=raw |")  # fmt: skip
+    print("|---" * (len(METRICS) + 3) + "|")
+    base = best["format=raw (segmenter)"]
+    for name, sents in results.items():
+        scores = aligned_scores(gold, sents)
+        cells = " | ".join(f"{scores[m].f1:.2f}" for m in METRICS)
+        print(f"| {name} | {cells} | {tokens / best[name]:,.0f} | {best[name] / base:.2f}x |")
+    a, b = results["format=raw (segmenter)"], results["nparse.spacy.load"]
+    same = [(s.forms, s.heads, s.deprels, s.upos) for s in a] == [(s.forms, s.heads, s.deprels, s.upos) for s in b]
+    print(f"format=raw and nparse.spacy.load give the same words, heads, labels and tags: {same} "
+          f"({len(a)} and {len(b)} sentences)")  # fmt: skip
+
+
+if __name__ == "__main__":
+    main()
