@@ -9,11 +9,12 @@ from . import jitcache as _jitcache
 _jitcache.configure()  # before any compiled kernel is defined (see jitcache.py)
 
 
-def load(path, device: str = "auto", threads: int | None = None):
-    """Load a trained parser from a checkpoint: ``nparse.load("runs/.../best.pt").parse(...)``."""
+def load(path, device: str = "auto", threads: int | None = None, precision: str = "auto"):
+    """Load a trained parser from a checkpoint: ``nparse.load("runs/.../best.pt").parse(...)``
+    (``precision``: auto, fp32 or bf16; auto is bfloat16 where the hardware computes it natively)."""
     from .api import load as _load
 
-    return _load(path, device, threads)
+    return _load(path, device, threads, precision)
 
 
 __all__ = ["load", "__version__"]

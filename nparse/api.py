@@ -16,7 +16,7 @@ from .decoding.settings import DecodeSettings
 from .io.conllu import Sentence, read_conllu, read_text, read_utf8, sniff_format, write_conllu
 from .io.rawtext import iter_raw
 from .models.parser import ParserModel
-from .runtime import pick_device, set_threads
+from .runtime import choose_precision, pick_device, set_threads
 
 log = logging.getLogger("nparse")
 
@@ -41,6 +41,7 @@ class Parser:
         self.settings = DecodeSettings.from_config(config.decoder if config else None).for_model(config, calibration)
         self.lang = config.data.lang if config else "en"  # the language of raw text
         self.threads: tuple[int, str] | None = None  # torch CPU threads set by ``load``, and why
+        self.precision: tuple[str, str] = (model.precision, "as the model was given")  # and why
         self.segmenter_state: Any = None  # a trained raw-text segmenter kept in the checkpoint
         self._segmenter: Callable[[str], list] | None = None
 
@@ -55,16 +56,23 @@ class Parser:
         return self.settings.decoder
 
     @classmethod
-    def load(cls, path: str | Path, device: str = "auto", threads: int | None = None) -> "Parser":
+    def load(
+        cls, path: str | Path, device: str = "auto", threads: int | None = None, precision: str = "auto"
+    ) -> "Parser":
         """A checkpoint's parser on ``device``. Torch's CPU threads (process-wide) are set by
         ``runtime.choose_threads``: ``threads`` when given, else SLURM/OMP_NUM_THREADS, else the
-        allowed CPUs that other processes leave free (measured now, in a quarter of a second)."""
+        allowed CPUs that other processes leave free (measured now, in a quarter of a second).
+        ``precision`` (``auto``, ``fp32``, ``bf16``) is that of the encoder and tables:
+        ``auto`` is bfloat16 where the hardware computes it natively (``runtime.choose_precision``)."""
         dev = pick_device(device)
         chosen = set_threads(threads, log)
+        precision_chosen = choose_precision(precision, dev)
         state = checkpoint.load(path, dev)
         config = config_from_state(state, path)
-        parser = cls(model_from_state(state, dev, path), config, state.get("calibration"))
-        parser.threads = chosen
+        model = model_from_state(state, dev, path)
+        model.set_precision(precision_chosen[0])
+        parser = cls(model, config, state.get("calibration"))
+        parser.threads, parser.precision = chosen, precision_chosen
         parser.segmenter_state = state.get("segmenter")
         return parser
 
@@ -202,6 +210,7 @@ def check_token_lists(items: list) -> None:
                 )
 
 
-def load(path: str | Path, device: str = "auto", threads: int | None = None) -> Parser:
-    """Load a checkpoint written by ``python -m nparse.train`` (``threads``: see ``Parser.load``)."""
-    return Parser.load(path, device, threads)
+def load(path: str | Path, device: str = "auto", threads: int | None = None, precision: str = "auto") -> Parser:
+    """Load a checkpoint written by ``python -m nparse.train`` (``threads``, ``precision``: see
+    ``Parser.load``)."""
+    return Parser.load(path, device, threads, precision)

@@ -4,6 +4,7 @@
                            [beam_size=K] [nbest=k] [decoder=greedy|beam|mst] [device=auto|cpu|cuda]
                            [batch_size=N] [chunk=N] [scores=auto|local|raw] [temperature=T]
                            [threads=N] [segmenter=MODEL.udpipe] [output_format=auto|conllu|html]
+                           [precision=auto|fp32|bf16]
 
 Input is CoNLL-U (HEAD/DEPREL are filled in, everything else is written back untouched) or
 pre-tokenized plain text, one sentence per line, or (format=raw) raw text, split into sentences and
@@ -29,6 +30,10 @@ CoNLL-U.
 With format=raw, segmenter=MODEL.udpipe splits the text with a segmenter trained on the
 treebank (python -m nparse.segmenter; tokens, sentences and multiword tokens as the treebank has
 them) instead of spaCy's rules.
+
+precision= is that of the encoder and tables: auto (the default) is bfloat16 where the hardware
+computes it natively (a CPU with avx512_bf16 or amx_bf16, a GPU with bf16), float32 elsewhere;
+the last line says which, and why.
 
 threads=N sets torch's CPU threads; by default SLURM_CPUS_PER_TASK or OMP_NUM_THREADS when set,
 else the CPUs this process may use less those other processes keep busy at start-up (see
@@ -104,6 +109,7 @@ def main(argv: list[str] | None = None) -> int:
             "threads": None,
             "segmenter": None,
             "output_format": "auto",
+            "precision": "auto",
         },
         usage=__doc__,
     )
@@ -125,7 +131,8 @@ def main(argv: list[str] | None = None) -> int:
                 fmt = sniff_lines(utf8_lines(handle, name))
                 handle.seek(0)
             lines = utf8_lines(handle, name)
-            parser = Parser.load(str(args["model"]), args["device"] or "auto", threads=threads)
+            parser = Parser.load(str(args["model"]), args["device"] or "auto", threads=threads,
+                                 precision=str(args["precision"]))  # fmt: skip
             if fmt == "raw":
                 segmenter = Segmenter(args["segmenter"]) if args["segmenter"] else parser.segmenter
                 sentences = iter_raw(lines, args["lang"] or parser.lang, name, segmenter)
@@ -167,7 +174,7 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     print(
         f"parsed {n_sents} sentences ({n_words} words) in {seconds:.1f} s "
-        f"on {parser.model.device}{threads_note(parser.threads)}, "
+        f"on {parser.model.device}{threads_note(parser.threads)}, precision {parser.precision[0]} ({parser.precision[1]}), "
         f"{'mst' if settings.decoder == 'mst' else f'beam {settings.beam_size}'}: {n_words / max(seconds, 1e-9):.0f} words/s",
         file=sys.stderr,
     )

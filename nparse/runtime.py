@@ -101,3 +101,44 @@ def set_threads(setting: int | None, log: logging.Logger | None = None) -> tuple
     if log is not None:
         log.info("torch CPU threads: %d (%s; threads=N overrides)", threads, why)
     return threads, why
+
+
+PRECISIONS = ("auto", "fp32", "bf16", "fp16")
+NATIVE_BF16_FLAGS = ("avx512_bf16", "amx_bf16")  # /proc/cpuinfo flags of CPUs that compute bfloat16 natively
+
+
+def cpu_flags() -> set[str] | None:
+    """The CPU's feature flags (/proc/cpuinfo; None where there is none: not Linux)."""
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("flags"):
+                return set(line.split(":", 1)[1].split())
+    except OSError:
+        return None
+    return set()
+
+
+def choose_precision(setting: str, device: torch.device, training: bool = False) -> tuple[str, str]:
+    """The precision of the encoder and tables, and why. ``auto``: bfloat16 where the hardware
+    computes it natively (a GPU with bf16, compute capability 8.0 and later; a CPU with AVX-512
+    BF16 or AMX, when parsing), float32 elsewhere. CPU training stays float32 under ``auto``:
+    autocast leaves its LSTMs, most of the time, in float32, and their bfloat16 backward measured
+    no faster (``docs/experiments/precision.md``)."""
+    if setting not in PRECISIONS:
+        raise ValueError(f"precision={setting}: choose one of {', '.join(PRECISIONS)}")
+    if setting != "auto":
+        if setting == "fp16" and device.type != "cuda":
+            raise ValueError("precision=fp16 needs a GPU; on CPU use bf16 or fp32")
+        return setting, "set explicitly"
+    if device.type == "cuda":
+        if torch.cuda.is_bf16_supported():
+            return "bf16", f"auto: {torch.cuda.get_device_name(device)} computes bfloat16"
+        return "fp32", f"auto: {torch.cuda.get_device_name(device)} has no bfloat16"
+    if training:
+        return "fp32", "auto: CPU training stays float32"
+    flags = cpu_flags()
+    native = sorted(set(NATIVE_BF16_FLAGS) & (flags or set()))
+    if native and torch.backends.mkldnn.is_available():
+        return "bf16", f"auto: the CPU computes bfloat16 natively ({', '.join(native)})"
+    why = "CPU flags unknown" if flags is None else "no avx512_bf16 or amx_bf16 on this CPU"
+    return "fp32", f"auto: {why}"

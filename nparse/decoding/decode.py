@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Sequence
 
+import numpy as np
 import torch
 from tqdm import tqdm
 
@@ -117,15 +118,18 @@ def label_trees(
 ) -> list[list[Parse]]:
     """Labels of the arcs of every tree, in one labeler call; ``root`` iff the head is the root
     (UD: the root's dependent and only it is labelled root)."""
-    arcs = [(b * width + h[d], b * width + d) for b, ts in enumerate(trees) for h, _ in ts for d in range(1, len(h))]
-    scores = model.label_scores(vectors, arcs)
+    tree_heads = [(b, np.asarray(h[1:], dtype=np.int64)) for b, ts in enumerate(trees) for h, _ in ts]
+    empty = np.zeros(0, dtype=np.int64)
+    arc_heads = np.concatenate([h + b * width for b, h in tree_heads]) if tree_heads else empty
+    arc_deps = np.concatenate([np.arange(1, len(h) + 1) + b * width for b, h in tree_heads]) if tree_heads else empty
+    scores = model.label_scores(vectors, arc_heads, arc_deps)
     names = model.vocabs.labels.itos
-    if ROOT_LABEL in names and len(arcs):
+    if ROOT_LABEL in names and len(arc_heads):
         root = names.index(ROOT_LABEL)
-        to_root = torch.tensor([h[d] == 0 for ts in trees for h, _ in ts for d in range(1, len(h))])
-        scores[~to_root.to(scores.device), root] = float("-inf")
-        scores[to_root.to(scores.device)] = float("-inf")
-        scores[to_root.to(scores.device), root] = 0.0
+        to_root = torch.from_numpy(np.concatenate([h == 0 for _, h in tree_heads])).to(scores.device)
+        scores[~to_root, root] = float("-inf")
+        scores[to_root] = float("-inf")
+        scores[to_root, root] = 0.0
     best = scores.argmax(1).tolist()
     tags = predicted_tags(model, vectors, [len(ts[0][0]) - 1 if ts else 0 for ts in trees])
     out, k = [], 0

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass, field
-from typing import Iterable, Sequence
+from typing import Sequence
 
 import torch
 
@@ -91,17 +91,23 @@ class Batch:
         )
 
 
+def padded(rows: Sequence[Sequence[int]], width: int) -> torch.Tensor:
+    """[len(rows), width] long tensor of the rows, right-padded with 0 (built from one flat list:
+    padding list by list cost 6% of parsing)."""
+    lengths = torch.tensor([len(r) for r in rows])
+    out = torch.zeros((len(rows), width), dtype=torch.long)
+    out[torch.arange(width)[None, :] < lengths[:, None]] = torch.tensor([i for r in rows for i in r], dtype=torch.long)
+    return out
+
+
 def collate(examples: list[Example]) -> Batch:
     width = max(len(e.words) for e in examples)
 
-    def pad(rows: Iterable[list[int]]) -> torch.Tensor:
-        return torch.tensor([r + [0] * (width - len(r)) for r in rows], dtype=torch.long)
-
     return Batch(
         examples,
-        pad(e.words for e in examples),
-        pad(e.upos for e in examples),
-        pad(e.xpos for e in examples),
+        padded([e.words for e in examples], width),
+        padded([e.upos for e in examples], width),
+        padded([e.xpos for e in examples], width),
         torch.tensor([len(e.words) for e in examples]),
         [[ROOT] + e.sent.forms[1:] for e in examples],
     )

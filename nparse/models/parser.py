@@ -6,7 +6,9 @@ objectives (``training/objectives.py``) run their loops on what it computes."""
 from __future__ import annotations
 
 from contextlib import nullcontext
+from typing import Sequence
 
+import numpy as np
 import torch
 from torch import nn
 
@@ -92,7 +94,8 @@ class ParserModel(nn.Module):
             table = self.scorer.table(vectors).float() if with_table else None
         return vectors.float(), table
 
-    def label_scores(self, vectors: torch.Tensor, arcs: list[tuple[int, int]]) -> torch.Tensor:
-        heads = torch.tensor([h for h, _ in arcs], device=self.device)
-        deps = torch.tensor([d for _, d in arcs], device=self.device)
-        return self.labeler(vectors, heads, deps)
+    def label_scores(
+        self, vectors: torch.Tensor, heads: Sequence[int] | np.ndarray, deps: Sequence[int] | np.ndarray
+    ) -> torch.Tensor:
+        """Label scores of the arcs heads[i] -> deps[i] (rows of ``vectors`` flattened)."""
+        return self.labeler(vectors, torch.as_tensor(heads, device=self.device), torch.as_tensor(deps, device=self.device))

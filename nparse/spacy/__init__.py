@@ -115,13 +115,15 @@ def load(
     threads: int | None = None,
     beam_size: int | None = None,
     batch_size: int = 1024,
+    precision: str = "auto",
 ) -> Language:
     """A spaCy pipeline of an nparse checkpoint with a trained segmenter: ``spacy.blank`` of the
     model's language, the segmenter as its tokenizer, then the ``nparse`` component."""
-    parser = shared_parser(path, device, threads)
+    parser = shared_parser(path, device, threads, precision)
     nlp = spacy.blank(parser.lang)
     nlp.tokenizer = SegmenterTokenizer(nlp.vocab, parser)
-    config = {"model": str(path), "device": device, "threads": threads, "beam_size": beam_size, "batch_size": batch_size}
+    config = {"model": str(path), "device": device, "threads": threads, "beam_size": beam_size,
+              "batch_size": batch_size, "precision": precision}  # fmt: skip
     nlp.add_pipe("nparse", config=config)
     return nlp
 

@@ -35,15 +35,15 @@ from ..io.rawtext import paragraphs
 
 ROOT = "ROOT"  # spaCy's label of a sentence's root
 
-_PARSERS: dict[tuple[str, str, int | None], Parser] = {}
+_PARSERS: dict[tuple[str, str, int | None, str], Parser] = {}
 
 
-def shared_parser(model: str | Path, device: str = "auto", threads: int | None = None) -> Parser:
-    """One ``Parser`` per checkpoint, device and thread setting in a process, shared by the
-    component and the tokenizer of ``nparse.spacy.load``."""
-    key = (str(Path(model).resolve()), device, threads)
+def shared_parser(model: str | Path, device: str = "auto", threads: int | None = None, precision: str = "auto") -> Parser:
+    """One ``Parser`` per checkpoint, device, thread setting and precision in a process, shared
+    by the component and the tokenizer of ``nparse.spacy.load``."""
+    key = (str(Path(model).resolve()), device, threads, precision)
     if key not in _PARSERS:
-        _PARSERS[key] = Parser.load(model, device, threads)
+        _PARSERS[key] = Parser.load(model, device, threads, precision)
     return _PARSERS[key]
 
 
@@ -51,10 +51,10 @@ class NparseComponent:
     """Parses the sentences of Docs with an nparse model (module docstring)."""
 
     def __init__(self, nlp: Language, name: str, model: str, beam_size: int | None, batch_size: int,
-                 device: str, threads: int | None):  # fmt: skip
+                 device: str, threads: int | None, precision: str):  # fmt: skip
         self.name = name
         self.model_path = model
-        self.parser = shared_parser(model, device, threads)
+        self.parser = shared_parser(model, device, threads, precision)
         self.beam_size = beam_size
         self.batch_size = batch_size
         self.needs_pos = self.parser.model.encoder.upos is not None
@@ -168,12 +168,13 @@ class NparseComponent:
 
 @Language.factory(
     "nparse",
-    default_config={"model": None, "beam_size": None, "batch_size": 1024, "device": "auto", "threads": None},
+    default_config={"model": None, "beam_size": None, "batch_size": 1024, "device": "auto", "threads": None,
+                    "precision": "auto"},  # fmt: skip
     assigns=["token.head", "token.dep", "token.pos", "token.is_sent_start"],
 )
 def make_component(nlp: Language, name: str, model: str | None, beam_size: int | None, batch_size: int,
-                   device: str, threads: int | None) -> NparseComponent:  # fmt: skip
+                   device: str, threads: int | None, precision: str) -> NparseComponent:  # fmt: skip
     """The factory spaCy finds through the ``spacy_factories`` entry point of the package."""
     if not model:
         raise ValueError('the nparse component needs a checkpoint: nlp.add_pipe("nparse", config={"model": "PATH/best.pt"})')
-    return NparseComponent(nlp, name, str(model), beam_size, batch_size, device, threads)
+    return NparseComponent(nlp, name, str(model), beam_size, batch_size, device, threads, precision)

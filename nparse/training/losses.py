@@ -156,7 +156,7 @@ def label_loss(model: ParserModel, vectors: torch.Tensor, batch: Batch) -> torch
                 labels.append(e.labels[d])
     if not arcs:
         return vectors.sum() * 0.0
-    scores = model.label_scores(vectors, arcs)
+    scores = model.label_scores(vectors, [h for h, _ in arcs], [d for _, d in arcs])
     return F.cross_entropy(scores, torch.tensor(labels, device=model.device), reduction="sum")
 
 

@@ -10,8 +10,7 @@ import torch
 
 from ..config import GLOBAL_ONLY, Config, TrainerConfig
 from ..io.data import Example
-from ..models.parser import PRECISIONS
-from ..runtime import pick_device
+from ..runtime import choose_precision, pick_device
 from .averaging import check_average
 from .schedule import check_schedule
 from ..systems import Oracle, StaticOracle
@@ -147,15 +146,14 @@ def check_segmenter(epochs: int) -> None:
         raise ValueError('model.segmenter=true needs UDPipe 1: pip install -e ".[segmenter]"') from None
 
 
-def device_and_precision(tc: TrainerConfig, local_rank: int | None) -> tuple[torch.device, str]:
-    """The device of ``trainer.device`` (rank ``local_rank``'s GPU under DDP) and a precision it
-    supports: fp16 needs a GPU's loss scaling, bf16 and fp32 run anywhere."""
+def device_and_precision(tc: TrainerConfig, local_rank: int | None) -> tuple[torch.device, tuple[str, str]]:
+    """The device of ``trainer.device`` (rank ``local_rank``'s GPU under DDP) and the precision
+    of ``trainer.precision`` for it, with why (``runtime.choose_precision``): fp16 needs a GPU's
+    loss scaling, bf16 and fp32 run anywhere, auto picks."""
     device = pick_device(tc.device)
     if device.type == "cuda" and local_rank is not None:
         device = torch.device("cuda", local_rank)
-    precision = tc.precision
-    if precision not in PRECISIONS:
-        raise ValueError(f"trainer.precision={precision}: choose one of {', '.join(PRECISIONS)}")
-    if precision == "fp16" and device.type == "cpu":
-        raise ValueError("trainer.precision=fp16 needs a GPU; on CPU use bf16 or fp32")
-    return device, precision
+    try:
+        return device, choose_precision(tc.precision, device, training=True)
+    except ValueError as err:
+        raise ValueError(f"trainer.{err}") from None

@@ -74,7 +74,8 @@ class Trainer:
         self.stop_signal: int | None = None
         self.log_handler: logging.Handler | None = None  # train.log of a resumed run
         self.partial: dict | None = None  # the epoch in progress of a mid-epoch last.pt
-        self.device, self.precision = device_and_precision(tc, self.ranks.local if self.ranks.active else None)
+        self.device, (self.precision, why) = device_and_precision(tc, self.ranks.local if self.ranks.active else None)
+        log.info("precision: %s (%s; trainer.precision=auto|fp32|bf16|fp16)", self.precision, why)
         self.rng = random.Random(tc.seed)
         torch.manual_seed(tc.seed)
         self.data = load_data(cfg)
