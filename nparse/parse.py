@@ -4,7 +4,7 @@
                            [beam_size=K] [nbest=k] [decoder=greedy|beam|mst] [device=auto|cpu|cuda]
                            [batch_size=N] [chunk=N] [scores=auto|local|raw] [temperature=T]
                            [threads=N] [segmenter=MODEL.udpipe] [output_format=auto|conllu|html]
-                           [precision=auto|fp32|bf16]
+                           [precision=auto|fp32|bf16] [workers=N|auto]
 
 Input is CoNLL-U (HEAD/DEPREL are filled in, everything else is written back untouched) or
 pre-tokenized plain text, one sentence per line, or (format=raw) raw text, split into sentences and
@@ -35,6 +35,13 @@ precision= is that of the encoder and tables: auto (the default) is bfloat16 whe
 computes it natively (a CPU with avx512_bf16 or amx_bf16, a GPU with bf16), float32 elsewhere;
 the last line says which, and why.
 
+workers=N parses with N processes of one thread each, chunk by chunk: the output is byte for
+byte that of workers=1 (the same chunks, parsed the same way, written in input order), memory
+stays bounded (each worker holds its model and one chunk; at most 2N chunks are in flight), and a
+failure leaves no output file. workers=auto takes SLURM_CPUS_PER_TASK when set, else the CPUs
+the thread policy below would use. A file shorter than two chunks keeps one worker busy: lower
+chunk= to spread it.
+
 threads=N sets torch's CPU threads; by default SLURM_CPUS_PER_TASK or OMP_NUM_THREADS when set,
 else the CPUs this process may use less those other processes keep busy at start-up (see
 nparse/runtime.py: more threads than free CPUs run 2-2.5x slower). The last line says which.
@@ -49,7 +56,7 @@ import tempfile
 import time
 from contextlib import ExitStack
 from itertools import islice
-from typing import IO, Iterable, Iterator
+from typing import IO, TYPE_CHECKING, Iterable, Iterator
 
 from tqdm import tqdm
 
@@ -58,13 +65,16 @@ from .io.conllu import (
     CoNLLUError,
     Sentence,
     atomic_text,
+    format_sentence,
     iter_conllu,
     iter_text,
     sniff_lines,
     utf8_lines,
-    write_conllu,
 )
 from .io.rawtext import iter_raw
+
+if TYPE_CHECKING:
+    from .api import Parser
 from .io.segmenter import Segmenter
 from .viz.page import page_head, page_tail
 from .viz.svg import scrollable
@@ -110,10 +120,11 @@ def main(argv: list[str] | None = None) -> int:
             "segmenter": None,
             "output_format": "auto",
             "precision": "auto",
+            "workers": "1",
         },
         usage=__doc__,
     )
-    from .api import MissingPOSError, Parser, nbest_sentences, parsed_sentence
+    from .api import MissingPOSError, Parser
 
     n_sents = n_words = 0
     seconds = 0.0
@@ -147,24 +158,21 @@ def main(argv: list[str] | None = None) -> int:
             if html:
                 out.write(page_head(f"nparse: {args['input']}"))
             bar = stack.enter_context(tqdm(unit="sent", desc="parsing", disable=None, leave=False))
-            for part in chunks(sentences, chunk or CHUNK):
-                start = time.perf_counter()
-                results = parser.parse_nbest(
-                    part, beam_size=settings.beam_size, nbest=settings.nbest, batch_size=settings.batch_size,
-                    decoder=settings.decoder, scores=settings.scores, temperature=settings.temperature,
-                )  # fmt: skip
-                seconds += time.perf_counter() - start
-                if nbest:
-                    done = [t for s, parses in zip(part, results) for t in nbest_sentences(s, parses)]
-                else:
-                    done = [parsed_sentence(s, p[0]) for s, p in zip(part, results)]
-                if html:
-                    out.write("".join(sentence_figure(sent) for sent in done))
-                else:
-                    write_parsed(done, out)
-                n_sents += len(part)
-                n_words += sum(len(s) for s in part)
-                bar.update(len(part))
+            job = ChunkJob(str(args["model"]), args["device"] or "auto", str(args["precision"]), settings, bool(nbest), html)
+            workers = _workers(args["workers"])
+            start = time.perf_counter()
+            results: Iterator[tuple[str, int, int]]
+            if workers == 1:
+                job.parser = parser
+                results = map(job, chunks(sentences, chunk or CHUNK))
+            else:
+                results = parallel(job, chunks(sentences, chunk or CHUNK), workers, stack)
+            for text, sents, words in results:
+                write_chunk(text, out)
+                n_sents += sents
+                n_words += words
+                bar.update(sents)
+            seconds = time.perf_counter() - start if workers > 1 else job.seconds
             if html:
                 out.write(page_tail())
     except (CoNLLUError, MissingPOSError, OSError, ValueError, RuntimeError) as err:
@@ -174,15 +182,100 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     print(
         f"parsed {n_sents} sentences ({n_words} words) in {seconds:.1f} s "
-        f"on {parser.model.device}{threads_note(parser.threads)}, precision {parser.precision[0]} ({parser.precision[1]}), "
+        f"on {parser.model.device}{threads_note(parser.threads, workers)}, precision {parser.precision[0]} ({parser.precision[1]}), "
         f"{'mst' if settings.decoder == 'mst' else f'beam {settings.beam_size}'}: {n_words / max(seconds, 1e-9):.0f} words/s",
         file=sys.stderr,
     )
     return 0
 
 
-def threads_note(threads: tuple[int, str] | None) -> str:
+def threads_note(threads: tuple[int, str] | None, workers: int = 1) -> str:
+    if workers > 1:
+        return f" with {workers} worker processes of 1 CPU thread"
     return f" with {threads[0]} CPU threads ({threads[1]})" if threads else ""
+
+
+class ChunkJob:
+    """Parse one chunk of sentences and format it (CoNLL-U or HTML): what workers=1 does in this
+    process and each of workers=N's processes does with its own copy of the model."""
+
+    def __init__(self, model: str, device: str, precision: str, settings, nbest: bool, html: bool):
+        self.model, self.device, self.precision = model, device, precision
+        self.settings, self.nbest, self.html = settings, nbest, html
+        self.parser: Parser | None = None  # loaded where the job runs (``worker_start``), or given
+        self.seconds = 0.0  # parsing time (the model loaded)
+
+    def __getstate__(self) -> dict:
+        return {**self.__dict__, "parser": None}
+
+    def __call__(self, part: list[Sentence]) -> tuple[str, int, int]:
+        from .api import nbest_sentences, parsed_sentence
+
+        assert self.parser is not None
+        s = self.settings
+        start = time.perf_counter()
+        results = self.parser.parse_nbest(
+            part, beam_size=s.beam_size, nbest=s.nbest, batch_size=s.batch_size, decoder=s.decoder,
+            scores=s.scores, temperature=s.temperature,
+        )  # fmt: skip
+        self.seconds += time.perf_counter() - start
+        if self.nbest:
+            done = [t for sent, parses in zip(part, results) for t in nbest_sentences(sent, parses)]
+        else:
+            done = [parsed_sentence(sent, p[0]) for sent, p in zip(part, results)]
+        if self.html:
+            text = "".join(sentence_figure(sent) for sent in done)
+        else:
+            text = "".join(format_sentence(sent, sent.heads, sent.deprels) for sent in done)
+        return text, len(part), sum(len(sent) for sent in part)
+
+
+_JOB: ChunkJob | None = None  # a worker process's job, its model loaded once
+
+
+def worker_start(job: ChunkJob) -> None:
+    from .api import Parser
+
+    global _JOB
+    job.parser = Parser.load(job.model, job.device, threads=1, precision=job.precision)
+    _JOB = job
+
+
+def worker_parse(part: list[Sentence]) -> tuple[str, int, int]:
+    assert _JOB is not None
+    return _JOB(part)
+
+
+def parallel(job: ChunkJob, parts: Iterable[list[Sentence]], workers: int, stack: ExitStack) -> Iterator[tuple[str, int, int]]:
+    """The chunks parsed by ``workers`` processes, yielded in input order; at most 2 x workers
+    chunks are read ahead (memory stays bounded)."""
+    import multiprocessing
+    from collections import deque
+    from concurrent.futures import ProcessPoolExecutor
+
+    pool = stack.enter_context(ProcessPoolExecutor(
+        workers, mp_context=multiprocessing.get_context("spawn"), initializer=worker_start, initargs=(job,)
+    ))  # fmt: skip
+    pending: deque = deque()
+    for part in parts:
+        pending.append(pool.submit(worker_parse, part))
+        if len(pending) >= 2 * workers:
+            yield pending.popleft().result()
+    while pending:
+        yield pending.popleft().result()
+
+
+def _workers(value: str | None) -> int:
+    """workers=N, or auto: SLURM_CPUS_PER_TASK, else the CPUs the thread policy would use."""
+    if value in (None, "", "1"):
+        return 1
+    if value == "auto":
+        from .runtime import choose_threads
+
+        return max(1, choose_threads(None)[0])
+    if not str(value).isdigit() or int(value) < 1:
+        raise ValueError(f"workers={value}: expected a positive integer or auto")
+    return int(value)
 
 
 def output_is_html(setting: str | None, output: str | None) -> bool:
@@ -201,8 +294,9 @@ def sentence_figure(sent: Sentence) -> str:
     return f"<figure><figcaption><b>{escape(sent.name)}</b>{score}: {escape(text)}</figcaption>{scrollable(sent.svg())}</figure>\n"
 
 
-def write_parsed(sentences: list[Sentence], out: IO[str]) -> None:
-    write_conllu(sentences, out, [s.heads for s in sentences], [s.deprels for s in sentences])
+def write_chunk(text: str, out: IO[str]) -> None:
+    """One parsed chunk onto the output (a file written atomically, or standard output)."""
+    out.write(text)
 
 
 def _positive(args: dict, key: str) -> int | None:

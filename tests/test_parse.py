@@ -239,16 +239,16 @@ def test_parse_streams_in_chunks_and_writes_atomically(tiny_run, tmp_path, monke
     assert chunked.read_bytes() == whole.read_bytes()
 
     # A full disk while writing the third chunk: exit 1, a message, no output and no temporary file.
-    real_write = parse_cli.write_parsed
+    real_write = parse_cli.write_chunk
     calls = []
 
-    def disk_full(sentences, out):
+    def disk_full(text, out):
         calls.append(1)
         if len(calls) == 3:
             raise OSError(errno.ENOSPC, "No space left on device")
-        real_write(sentences, out)
+        real_write(text, out)
 
-    monkeypatch.setattr(parse_cli, "write_parsed", disk_full)
+    monkeypatch.setattr(parse_cli, "write_chunk", disk_full)
     target = tmp_path / "out" / "full.conllu"
     target.parent.mkdir()
     capsys.readouterr()
@@ -256,7 +256,7 @@ def test_parse_streams_in_chunks_and_writes_atomically(tiny_run, tmp_path, monke
     err = capsys.readouterr().err
     assert "No space left on device" in err and "nothing written" in err and "Traceback" not in err
     assert list(target.parent.iterdir()) == []
-    monkeypatch.setattr(parse_cli, "write_parsed", real_write)
+    monkeypatch.setattr(parse_cli, "write_chunk", real_write)
 
     # A bad line near the end of the input: reported at its line, nothing written.
     bad = tmp_path / "bad.conllu"
@@ -277,3 +277,26 @@ def test_training_refuses_a_run_directory_it_cannot_create(tmp_path):
     proc = subprocess.run(cmd, cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=120)
     assert proc.returncode == 1 and "cannot create the run directory" in proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+def test_workers_write_what_one_process_writes(tiny_run, tmp_path, capsys, monkeypatch):
+    """workers=N: the same bytes as workers=1, in input order; a bad line still leaves no output;
+    workers=auto takes SLURM_CPUS_PER_TASK."""
+    from nparse import parse as parse_cli
+
+    model = f"model={tiny_run / 'best.pt'}"
+    one, two = tmp_path / "one.conllu", tmp_path / "two.conllu"
+    assert parse_cli.main([model, f"input={EWT_DEV}", f"output={one}", "chunk=150", "device=cpu", "threads=1"]) == 0
+    assert parse_cli.main([model, f"input={EWT_DEV}", f"output={two}", "chunk=150", "device=cpu", "workers=2"]) == 0
+    assert "2 worker processes" in capsys.readouterr().err
+    assert two.read_bytes() == one.read_bytes()
+    bad = tmp_path / "bad.conllu"
+    bad.write_text(EWT_DEV.read_text(encoding="utf-8") + "1\tonly two\n\n", encoding="utf-8")
+    target = tmp_path / "out" / "x.conllu"
+    target.parent.mkdir()
+    assert parse_cli.main([model, f"input={bad}", f"output={target}", "chunk=150", "workers=2"]) == 1
+    assert f"{bad}:" in capsys.readouterr().err and list(target.parent.iterdir()) == []
+    monkeypatch.setenv("SLURM_CPUS_PER_TASK", "3")
+    assert parse_cli._workers("auto") == 3
+    assert parse_cli.main([model, f"input={EWT_DEV}", "workers=0"]) == 1
+    assert "workers=0" in capsys.readouterr().err
