@@ -688,3 +688,45 @@ def test_a_new_completion_model_starts_as_the_beam_model_it_fine_tunes(tiny_run,
     model.completion, model.factor_mask = None, 0
     without = parser.parse_sentences(sents, beam_size=4)
     assert (with_factors == without) == (start == "zero")
+
+
+def test_distillation_from_a_trained_model(tiny_run, tmp_path):
+    """trainer.distill_from: a small model trains on the teacher's transition scores beside the
+    greedy loss; a student of the teacher's own scores has no divergence; another system is refused."""
+    import random
+
+    from nparse.io.data import collate, encode
+    from nparse.training.distill import Teacher, distill_loss
+    from nparse.training.local import train_loop
+    from nparse.training.settings import system_options
+
+    cfg = compose_config("+exp=archybrid_dynamic")
+    teacher = Teacher(tiny_run / "best.pt", system_options(cfg), torch.device("cpu"))
+    model = teacher.model
+    sents = read_conllu(EWT_DEV)[:16]
+    batch = collate([encode(s, model.vocabs) for s in sents])
+    for e in batch.examples:
+        e.gold = make_oracle_for(model.system).prepare(e.sent.heads)
+    with torch.no_grad():
+        _, table = model.encode(batch)
+    configs = [model.system.initial(len(e)) for e in batch.examples]
+    steps = train_loop(model.system, make_oracle_for(model.system), model.scorer, table, configs,
+                       [e.gold for e in batch.examples], [b * batch.width for b in range(16)], 0.0, random.Random(0))  # fmt: skip
+    target = teacher.log_probs(teacher.table(batch), steps)
+    assert distill_loss(model.scorer, table, steps, target, teacher.temperature).item() < 1e-4  # itself
+    assert distill_loss(model.scorer, table * 0.5, steps, target, teacher.temperature).item() > 0.1
+    metrics = run_train(tmp_path / "student", "+exp=archybrid_dynamic", "model=fast", "data.max_train_sentences=60",
+                        "trainer.epochs=1", "data.dev=null", "data.test=null",
+                        f"trainer.distill_from={tiny_run / 'best.pt'}")  # fmt: skip
+    assert metrics["epochs"][0]["loss_per_token"] > 0
+    assert "distilling from" in (tmp_path / "student" / "train.log").read_text()
+    cmd = [sys.executable, "-m", "nparse.train", f"hydra.run.dir={tmp_path / 'other'}", "+exp=arceager_dynamic",
+           "data.max_train_sentences=20", "data.dev=null", "data.test=null", f"trainer.distill_from={tiny_run / 'best.pt'}"]  # fmt: skip
+    proc = subprocess.run(cmd, cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 1 and "distill_from" in proc.stderr and "differs" in proc.stderr
+
+
+def make_oracle_for(system):
+    from nparse.systems import make_oracle
+
+    return make_oracle(system, "dynamic")

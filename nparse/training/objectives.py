@@ -19,6 +19,7 @@ from ..io.data import Batch, Example
 from ..models.parser import ParserModel
 from ..systems import Oracle
 from ..timing import timed
+from .distill import Teacher, distill_loss
 from .global_loop import GlobalSearch, GlobalSettings
 from .local import Steps, train_loop
 from .losses import LOCAL_LOSSES, global_loss, label_loss, tag_loss
@@ -70,6 +71,8 @@ class Greedy(Objective):
         self.explore_setting, self.explore_from = explore_p, explore_from
         self.explore_p = 0.0
         self.rng = rng
+        self.teacher: Teacher | None = None  # trainer.distill_from: its scores as soft targets
+        self.distill_weight = 0.0
 
     def start_epoch(self, epoch: int) -> None:
         on = self.oracle.complete and epoch >= self.explore_from
@@ -85,7 +88,11 @@ class Greedy(Objective):
             system, self.oracle, model.scorer, table.detach(), configs, golds, offsets, self.explore_p, self.rng
         )
         with timed("loss"):
-            return self.loss(model.scorer, table, steps), steps
+            loss = self.loss(model.scorer, table, steps)
+            if self.teacher is not None and steps.rows:
+                teacher = self.teacher.log_probs(self.teacher.table(batch), steps)
+                loss = loss + self.distill_weight * distill_loss(model.scorer, table, steps, teacher, self.teacher.temperature)
+            return loss, steps
 
     def batch_loss(self, model: ParserModel, batch: Batch) -> tuple[torch.Tensor, dict[str, float], Counter]:
         vectors, table = model.encode(batch)

@@ -126,6 +126,10 @@ def check_settings(cfg: Config) -> None:
                     f"trainer.{key}={getattr(tc, key)} is a beam-training setting: add trainer=global "
                     "(or use a beam preset such as +exp=beam_maxv)"
                 )
+    if tc.distill_from and tc.is_global:
+        raise ValueError("trainer.distill_from with trainer=global: distillation trains greedily (a beam model can start from the result)")
+    if not tc.distill_weight >= 0:
+        raise ValueError(f"trainer.distill_weight={tc.distill_weight}: must be at least 0")
     check_schedule(tc.lr_schedule, tc.warmup)
     check_average(tc.average, tc.average_decay)
     if not tc.lr > 0:

@@ -39,7 +39,8 @@ from .curves import epoch_line, epoch_stats, new_window, write_epoch, write_wind
 from .data import check_not_empty, load_data, prepare_examples, report_skipped
 from .distributed import NoWriter, Ranks, barrier, gather_counters, sum_gradients, total
 from .models import fine_tuned_model, new_model, parameter_groups
-from .objectives import build_objective
+from .distill import Teacher
+from .objectives import Greedy, build_objective
 from .resume import Preempted, log_to, preempted, resumed_config, stop_signals
 from .schedule import lr_schedule
 from .segmenting import segment_run
@@ -94,6 +95,11 @@ class Trainer:
             self._init_from(resolve_path(tc.init_from, "trainer.init_from"))
         else:
             self._build()
+        if tc.distill_from:
+            assert isinstance(self.objective, Greedy)  # check_settings: greedy training only
+            path = resolve_path(tc.distill_from, "trainer.distill_from")
+            self.objective.teacher = Teacher(path, system_options(cfg), self.device)
+            self.objective.distill_weight = tc.distill_weight
         start = time.perf_counter()
         self.train_examples = prepare_examples(self.data.train, self.vocabs, self.oracle, self.data.skipped)
         self.prepare_seconds = time.perf_counter() - start
