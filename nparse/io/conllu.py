@@ -90,6 +90,8 @@ INTEGER = re.compile(r"0|-?[1-9][0-9]*")
 def parse_id(text: str) -> int | tuple[int, str, int] | None:
     """A word ID as an int, a multiword range as ``(first, "-", last)``, an empty node as
     ``(word, ".", k)``; None for anything else."""
+    if text.isascii() and text.isdigit() and (text[0] != "0" or text == "0"):  # the common case, no regex
+        return int(text)
     if WORD_ID.fullmatch(text):
         return int(text)
     if m := RANGE_ID.fullmatch(text):
@@ -133,7 +135,7 @@ def build_sentence(path: str, start: int, lines: list[str], allow_missing_heads:
                 if not allow_missing_heads:
                     raise CoNLLUError(path, lineno, "HEAD is '_' (a gold tree is required here)")
                 head = -1
-            elif not INTEGER.fullmatch(cols[6]):
+            elif not (cols[6].isascii() and cols[6].isdigit() and cols[6][0] != "0") and not INTEGER.fullmatch(cols[6]):
                 raise CoNLLUError(path, lineno, f"HEAD {cols[6]!r} is not an integer")
             elif cols[6].startswith("-"):
                 raise CoNLLUError(path, lineno, f"HEAD {cols[6]} is negative")

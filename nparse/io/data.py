@@ -57,12 +57,13 @@ class Example:
         return len(self.words) - 1
 
 
-def encode(sent: Sentence, vocabs: Vocabs) -> Example:
+def encode(sent: Sentence, vocabs: Vocabs, labels: bool = True) -> Example:
+    """The sentence as vocabulary indices; ``labels=False`` (parsing) leaves the gold labels out."""
     words = [vocabs.words.index(ROOT)] + [vocabs.words.index(normalize(f, vocabs.lowercase)) for f in sent.forms[1:]]
     upos = [vocabs.upos.index(ROOT)] + [vocabs.upos.index(p) for p in sent.upos[1:]]
     xpos = [vocabs.xpos.index(ROOT)] + [vocabs.xpos.index(p) for p in sent.xpos[1:]]
-    labels = [-1] + [vocabs.labels.index(d) for d in sent.deprels[1:]]
-    return Example(sent, words, upos, xpos, labels)
+    gold = [-1] + [vocabs.labels.index(d) for d in sent.deprels[1:]] if labels else []
+    return Example(sent, words, upos, xpos, gold)
 
 
 @dataclass
