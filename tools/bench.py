@@ -35,6 +35,7 @@ from nparse import timing
 from nparse.api import Parser
 from nparse import config_schema  # noqa: F401  (registers the config schemas)
 from nparse.paths import CONF_DIR
+from nparse.runtime import choose_precision
 from nparse.training.objectives import Global, Greedy, build_objective
 from nparse.training.trainer import Trainer
 
@@ -76,6 +77,7 @@ def main() -> None:
     ap.add_argument("--beam", type=int, default=0, help="also parse with a beam of K")
     ap.add_argument("--global", dest="global_epoch", action="store_true", help="also train one global epoch")
     ap.add_argument("--json", action="store_true", help="print one JSON line instead of a table")
+    ap.add_argument("--precision", default="auto", help="of parsing: auto, fp32 or bf16 (training follows trainer.precision)")
     args = ap.parse_args()
     overrides = args.overrides or ["+exp=archybrid_dynamic"]
     if args.train_sentences:
@@ -96,6 +98,8 @@ def main() -> None:
         stats = trainer.train_epoch(args.epoch)
         shares = {"training": split(timing.take(), stats["seconds"], stats["oracle_seconds"])}
         parser = Parser(trainer.model, trainer.cfg)  # decoder.scores etc. of the config
+        parse_precision = choose_precision(args.precision, trainer.device)
+        trainer.model.set_precision(parse_precision[0])
         sents = trainer.data.dev + trainer.data.test
         tokens = sum(len(s) for s in sents)
         parser.parse_sentences(sents[:100], batch_size=cfg.decoder.batch_size, beam_size=1)  # warm-up
@@ -134,6 +138,7 @@ def main() -> None:
                 beam_cfg = replace(trainer.cfg, trainer=replace(trainer.cfg.trainer, **defaults))
                 objective = build_objective(beam_cfg, trainer.oracle, trainer.rng)
             trainer.objective = objective
+            trainer.model.set_precision(trainer.precision)  # back to the training precision
             timing.take()
             global_stats = trainer.train_epoch(args.epoch)
             shares["global training"] = split(timing.take(), global_stats["seconds"], global_stats["oracle_seconds"])
@@ -154,7 +159,7 @@ def main() -> None:
         "parse_tokens_per_s": round(tokens / parse_seconds, 1),
         "machine": machine(),
         "device": str(trainer.device),
-        "precision": trainer.precision,
+        "precision": f"training {trainer.precision}, parsing {parse_precision[0]} ({parse_precision[1]})",
         "processes": trainer.ranks.world,
         "time_split": shares,
     }
