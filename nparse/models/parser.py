@@ -91,7 +91,7 @@ class ParserModel(nn.Module):
         """BiLSTM vectors and (unless not wanted) the transition scorer's first-layer table."""
         with timed("encoder"), self.autocast():
             vectors = self.encoder(batch.to(self.device))
-            table = self.scorer.table(vectors).float() if with_table else None
+            table = self.scorer.table(vectors, batch.lengths).float() if with_table else None
         return vectors.float(), table
 
     def label_scores(
