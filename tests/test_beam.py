@@ -219,3 +219,16 @@ def test_scores_auto_follow_how_the_model_was_trained():
     for bad, message in (({"scores": "sum"}, "decoder.scores=sum"), ({"temperature": 0.0}, "decoder.temperature=0.0")):
         with pytest.raises(ValueError, match=message):
             base.override(**bad)
+
+
+def test_numpy_scores_equal_the_torch_scorer():
+    """The decoder scores configurations in numpy on a float32 CPU table: the same numbers."""
+    from nparse.models.scorer import TransitionScorer
+
+    torch.manual_seed(0)
+    scorer = TransitionScorer(in_dim=6, n_slots=4, hidden=5, n_actions=7)
+    table = scorer.table(torch.randn(3, 9, 6), torch.tensor([9, 4, 7])).detach()
+    rows = np.random.default_rng(0).integers(0, 3 * 9 + 1, size=(20, 4))
+    with torch.no_grad():
+        want = scorer.scores(table, torch.from_numpy(rows)).numpy()
+    np.testing.assert_allclose(scorer.numpy_scores(table.numpy(), rows), want, rtol=1e-5, atol=1e-6)

@@ -123,8 +123,11 @@ def score_rows(scorer: TransitionScores, table: torch.Tensor, rows: np.ndarray, 
     live = ~done
     if live.any():
         with torch.no_grad(), timed("scorer"):
-            index = torch.from_numpy(rows[live]).to(table.device)
-            scores[live] = scorer.scores(table, index).double().cpu().numpy()
+            if table.device.type == "cpu" and table.dtype == torch.float32 and hasattr(scorer, "numpy_scores"):
+                scores[live] = scorer.numpy_scores(table.numpy(), rows[live])
+            else:
+                index = torch.from_numpy(rows[live]).to(table.device)
+                scores[live] = scorer.scores(table, index).double().cpu().numpy()
     return scores
 
 

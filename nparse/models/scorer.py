@@ -13,6 +13,7 @@ label count), works unchanged for every transition system, and costs one batched
 
 from __future__ import annotations
 
+import numpy as np
 import torch
 from torch import nn
 
@@ -53,6 +54,14 @@ class TransitionScorer(nn.Module):
         flat = table.reshape(-1, self.hidden)
         hidden = flat[rows * self.n_slots + self.slot_offsets].sum(1) + self.first.bias
         return self.out(torch.tanh(hidden))
+
+    def numpy_scores(self, table: np.ndarray, rows: np.ndarray) -> np.ndarray:
+        """``scores`` in numpy on a float32 CPU table (decoding, no gradients): the same
+        arithmetic without torch's per-call overhead, which was 40% of greedy decoding with the
+        fast model on EWT (a step scores about 128 configurations)."""
+        flat = table.reshape(-1, self.hidden)
+        hidden = flat[rows * self.n_slots + np.arange(self.n_slots)].sum(1) + self.first.bias.detach().numpy()
+        return np.tanh(hidden) @ self.out.weight.detach().numpy().T + self.out.bias.detach().numpy()
 
 
 class LabelScorer(nn.Module):
