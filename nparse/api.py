@@ -71,6 +71,8 @@ class Parser:
         config = config_from_state(state, path)
         model = model_from_state(state, dev, path)
         model.set_precision(precision_chosen[0])
+        with model.autocast():
+            model.encoder.fill_char_cache()  # the vocabulary's character vectors, computed once
         parser = cls(model, config, state.get("calibration"))
         parser.threads, parser.precision = chosen, precision_chosen
         parser.segmenter_state = state.get("segmenter")

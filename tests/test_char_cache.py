@@ -46,3 +46,22 @@ def test_the_cache_is_bounded_and_unused_in_training():
     enc.char_cache.rows.clear()
     out = enc._char_vectors(batches[0], torch.device("cpu"))
     assert out.requires_grad and not enc.char_cache.rows
+
+
+def test_the_vocabulary_filled_part_gives_the_same_vectors_and_follows_weight_changes():
+    enc, batches = _encoder_and_batches(cache=100_000)
+    with torch.no_grad():
+        enc.fill_char_cache()
+        assert enc.char_cache is not None and len(enc.char_cache.fixed) > 100
+        known = sum(f in enc.char_cache.fixed for forms in batches[0].forms for f in forms)
+        assert known > len(batches[0].forms)  # the filled part serves this batch
+        filled = enc._char_vectors(batches[0], torch.device("cpu"))
+        cache, enc.char_cache = enc.char_cache, None
+        fresh = enc._char_vectors(batches[0], torch.device("cpu"))
+        torch.testing.assert_close(filled, fresh, rtol=0, atol=1e-5)
+        enc.char_cache = cache
+        for p in enc.chars.parameters():  # new weights: the filled vectors no longer apply
+            p.add_(0.1)
+        changed = enc._char_vectors(batches[0], torch.device("cpu"))
+        enc.char_cache = None
+        torch.testing.assert_close(changed, enc._char_vectors(batches[0], torch.device("cpu")), rtol=0, atol=1e-6)
