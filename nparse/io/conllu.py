@@ -31,6 +31,9 @@ class CoNLLUError(ValueError):
         super().__init__(f"{path}:{line}: {message}")
         self.path, self.line, self.message = path, line, message
 
+    def __reduce__(self):  # rebuilt from its parts when it crosses processes (parse workers=N)
+        return (type(self), (self.path, self.line, self.message))
+
 
 @dataclass
 class Sentence:
@@ -227,6 +230,14 @@ def iter_conllu(
         yield from iter_conllu(_text_stream(source), allow_missing_heads)
         return
     path = path or str(getattr(source, "name", "<stream>"))
+    for start, block in iter_blocks(source, path):
+        yield build_sentence(path, start, block, allow_missing_heads)
+
+
+def iter_blocks(source: IO[str] | Iterable[str], path: str) -> Iterator[tuple[int, list[str]]]:
+    """The sentences of CoNLL-U lines as (first line number, lines), not yet read into
+    ``Sentence``s: cheap to split, so that ``build_sentence`` can run elsewhere (the parse
+    workers). Line breaks and blank lines are checked here."""
     block: list[str] = []
     start = 1
     lineno = 0
@@ -236,7 +247,7 @@ def iter_conllu(
             raise CoNLLUError(path, lineno, lone_cr_message(raw))
         if raw == "":
             if block:
-                yield build_sentence(path, start, block, allow_missing_heads)
+                yield start, block
             block = []
             start = lineno + 1
         elif raw.strip() == "":
@@ -244,7 +255,7 @@ def iter_conllu(
         else:
             block.append(raw)
     if block:
-        yield build_sentence(path, start, block, allow_missing_heads)
+        yield start, block
 
 
 def lone_cr_message(line: str) -> str:
