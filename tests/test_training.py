@@ -730,3 +730,19 @@ def make_oracle_for(system):
     from nparse.systems import make_oracle
 
     return make_oracle(system, "dynamic")
+
+
+def test_freed_memory_is_kept_unless_the_user_tuned_malloc(monkeypatch):
+    """keep_freed_memory sets glibc's thresholds, and leaves them alone when malloc's
+    environment variables say the user chose them."""
+    import platform
+
+    from nparse.runtime import keep_freed_memory
+
+    monkeypatch.setenv("MALLOC_MMAP_THRESHOLD_", "65536")
+    assert keep_freed_memory() is False
+    monkeypatch.delenv("MALLOC_MMAP_THRESHOLD_")
+    for name in ("MALLOC_TRIM_THRESHOLD_", "MALLOC_TOP_PAD_", "GLIBC_TUNABLES"):
+        monkeypatch.delenv(name, raising=False)
+    if platform.libc_ver()[0] == "glibc":
+        assert keep_freed_memory() is True
