@@ -14,7 +14,8 @@ beam_size defaults to the decoder the model was trained with (1 is greedy). With
 sentence is written once per tree for its k best distinct trees (fewer if the beam holds fewer),
 best first, each with the comments "# nbest = i" and "# score = S" (S: the derivation score, the
 sum of its transition scores, plus the scores of its factors with a completion model).
-The input is read, parsed and written chunk=N sentences at a time (default 4096), so memory is
+The input is read, parsed and written chunk=N sentences at a time (default 4096; 512 with
+workers=N), so memory is
 bounded by the chunk, not the file; an output file is written next to its destination and renamed
 over it at the end, so an error (bad input line, full disk) leaves no half-written output.
 decoder=mst parses with the first-order factor of a completion model alone (Chu-Liu/Edmonds,
@@ -35,12 +36,16 @@ precision= is that of the encoder and tables: auto (the default) is bfloat16 whe
 computes it natively (a CPU with avx512_bf16 or amx_bf16, a GPU with bf16), float32 elsewhere;
 the last line says which, and why.
 
-workers=N parses with N processes of one thread each, chunk by chunk: the output is byte for
-byte that of workers=1 (the same chunks, parsed the same way, written in input order), memory
-stays bounded (each worker holds its model and one chunk; at most 2N chunks are in flight), and a
-failure leaves no output file. workers=auto takes SLURM_CPUS_PER_TASK when set, else the CPUs
-the thread policy below would use. A file shorter than two chunks keeps one worker busy: lower
-chunk= to spread it.
+workers=N parses with N processes of one thread each, chunk by chunk, written in input order;
+on a CPU they are forked from this process with the model loaded. Memory stays bounded (each
+worker holds one chunk; at most 2N chunks are in flight) and a failure leaves no output file.
+The trees are those of workers=1: every sentence is parsed by the same model with the same
+settings, and on EWT train the output was byte for byte the same for every chunk size and worker
+count tried. workers=auto takes SLURM_CPUS_PER_TASK when set, else the CPUs the thread policy
+below would use. A file shorter than N chunks keeps some workers idle: lower chunk= to spread it.
+
+The last line gives the time from the model loaded to the output written (reading, parsing and
+writing; with workers=N, starting them too) and the words parsed per second.
 
 threads=N sets torch's CPU threads; by default SLURM_CPUS_PER_TASK or OMP_NUM_THREADS when set,
 else the CPUs this process may use less those other processes keep busy at start-up (see
@@ -49,14 +54,17 @@ nparse/runtime.py: more threads than free CPUs run 2-2.5x slower). The last line
 
 from __future__ import annotations
 
+import gc
 import shutil
 import sys
 from html import escape
 import tempfile
 import time
 from contextlib import ExitStack
+from dataclasses import dataclass
 from itertools import islice
-from typing import IO, TYPE_CHECKING, Iterable, Iterator
+from multiprocessing.context import BaseContext
+from typing import IO, TYPE_CHECKING, Iterable, Iterator, TypeVar
 
 from tqdm import tqdm
 
@@ -65,8 +73,9 @@ from .io.conllu import (
     CoNLLUError,
     Sentence,
     atomic_text,
+    build_sentence,
     format_sentence,
-    iter_conllu,
+    iter_blocks,
     iter_text,
     sniff_lines,
     utf8_lines,
@@ -80,12 +89,32 @@ from .viz.page import page_head, page_tail
 from .viz.svg import scrollable
 
 CHUNK = 4096  # default sentences read, parsed and written at a time (chunk=N): bounds memory
+# With workers=N, smaller chunks keep the workers evenly busy (EWT train, 2 workers: 3.1 s with
+# 512, 3.3 s with 1024 or 2048, 4096 makes 4 chunks for 2 workers); one process parses large
+# chunks faster (4.9 s with 2048, 5.4 s with 512: batches of more even lengths).
+WORKER_CHUNK = 512
 
 
-def chunks(items: Iterable[Sentence], size: int) -> Iterator[list[Sentence]]:
+T = TypeVar("T")
+
+
+def chunks(items: Iterable[T], size: int) -> Iterator[list[T]]:
     it = iter(items)
     while chunk := list(islice(it, size)):
         yield chunk
+
+
+@dataclass
+class ConlluChunk:
+    """CoNLL-U sentences split but not yet read (first line number and lines of each): the job
+    that parses a chunk reads it, so that with workers=N reading is spread too and a chunk
+    crosses processes as plain strings (pickling read Sentences cost as much as reading them)."""
+
+    path: str
+    blocks: list[tuple[int, list[str]]]
+
+    def sentences(self) -> list[Sentence]:
+        return [build_sentence(self.path, start, lines, True) for start, lines in self.blocks]
 
 
 def open_input(name: str | None, stack: ExitStack) -> tuple[IO[bytes], str]:
@@ -112,7 +141,7 @@ def main(argv: list[str] | None = None) -> int:
             "beam_size": None,
             "nbest": None,
             "decoder": None,
-            "chunk": str(CHUNK),
+            "chunk": None,
             "lang": None,
             "scores": None,
             "temperature": None,
@@ -142,13 +171,26 @@ def main(argv: list[str] | None = None) -> int:
                 fmt = sniff_lines(utf8_lines(handle, name))
                 handle.seek(0)
             lines = utf8_lines(handle, name)
-            parser = Parser.load(str(args["model"]), args["device"] or "auto", threads=threads,
+            workers = _workers(args["workers"])
+            # With workers, this process runs one torch thread: its model is forked into the
+            # workers, and no OpenMP thread pool may exist when a process forks.
+            parser = Parser.load(str(args["model"]), args["device"] or "auto", threads=1 if workers > 1 else threads,
                                  precision=str(args["precision"]))  # fmt: skip
+            parser.fill_char_cache()
+            # The garbage collector no longer walks the objects of the loaded model: its full
+            # collections while parsing did (EWT train, one thread: 5.8 -> 5.25 s), and in forked
+            # workers they wrote to every inherited page (copying it; workers=2: 3.7 -> 3.2 s).
+            gc.freeze()
+            stack.callback(gc.unfreeze)
+            size = chunk or (CHUNK if workers == 1 else WORKER_CHUNK)
+            parts: Iterator[list[Sentence]] | Iterator[ConlluChunk]
             if fmt == "raw":
                 segmenter = Segmenter(args["segmenter"]) if args["segmenter"] else parser.segmenter
-                sentences = iter_raw(lines, args["lang"] or parser.lang, name, segmenter)
+                parts = chunks(iter_raw(lines, args["lang"] or parser.lang, name, segmenter), size)
+            elif fmt == "text":
+                parts = chunks(iter_text(lines, name), size)
             else:
-                sentences = iter_conllu(lines, True, name) if fmt == "conllu" else iter_text(lines, name)
+                parts = (ConlluChunk(name, c) for c in chunks(iter_blocks(lines, name), size))
             temperature = None if args["temperature"] is None else _number(args, "temperature")
             settings = parser.settings.override(
                 decoder=args["decoder"], beam_size=beam_size, nbest=nbest or 1, batch_size=batch_size,
@@ -158,21 +200,22 @@ def main(argv: list[str] | None = None) -> int:
             if html:
                 out.write(page_head(f"nparse: {args['input']}"))
             bar = stack.enter_context(tqdm(unit="sent", desc="parsing", disable=None, leave=False))
-            job = ChunkJob(str(args["model"]), args["device"] or "auto", str(args["precision"]), settings, bool(nbest), html)
-            workers = _workers(args["workers"])
+            job = ChunkJob(
+                str(args["model"]), args["device"] or "auto", str(args["precision"]), settings, bool(nbest), html
+            )
+            job.parser = parser
             start = time.perf_counter()
             results: Iterator[tuple[str, int, int]]
             if workers == 1:
-                job.parser = parser
-                results = map(job, chunks(sentences, chunk or CHUNK))
+                results = map(job, parts)
             else:
-                results = parallel(job, chunks(sentences, chunk or CHUNK), workers, stack)
+                results = parallel(job, parts, workers, stack)
             for text, sents, words in results:
                 write_chunk(text, out)
                 n_sents += sents
                 n_words += words
                 bar.update(sents)
-            seconds = time.perf_counter() - start if workers > 1 else job.seconds
+            seconds = time.perf_counter() - start
             if html:
                 out.write(page_tail())
     except (CoNLLUError, MissingPOSError, OSError, ValueError, RuntimeError) as err:
@@ -181,7 +224,8 @@ def main(argv: list[str] | None = None) -> int:
             print(f"error: nothing written to {args['output']}", file=sys.stderr)
         return 1
     print(
-        f"parsed {n_sents} sentences ({n_words} words) in {seconds:.1f} s "
+        f"parsed {n_sents} sentences ({n_words} words) in {seconds:.1f} s (read, parsed and written, the model "
+        f"loaded{'; with the workers starting' if workers > 1 else ''}) "
         f"on {parser.model.device}{threads_note(parser.threads, workers)}, precision {parser.precision[0]} ({parser.precision[1]}), "
         f"{'mst' if settings.decoder == 'mst' else f'beam {settings.beam_size}'}: {n_words / max(seconds, 1e-9):.0f} words/s",
         file=sys.stderr,
@@ -203,22 +247,21 @@ class ChunkJob:
         self.model, self.device, self.precision = model, device, precision
         self.settings, self.nbest, self.html = settings, nbest, html
         self.parser: Parser | None = None  # loaded where the job runs (``worker_start``), or given
-        self.seconds = 0.0  # parsing time (the model loaded)
 
     def __getstate__(self) -> dict:
         return {**self.__dict__, "parser": None}
 
-    def __call__(self, part: list[Sentence]) -> tuple[str, int, int]:
+    def __call__(self, part: list[Sentence] | ConlluChunk) -> tuple[str, int, int]:
         from .api import nbest_sentences, parsed_sentence
 
         assert self.parser is not None
+        if isinstance(part, ConlluChunk):
+            part = part.sentences()
         s = self.settings
-        start = time.perf_counter()
         results = self.parser.parse_nbest(
             part, beam_size=s.beam_size, nbest=s.nbest, batch_size=s.batch_size, decoder=s.decoder,
             scores=s.scores, temperature=s.temperature,
         )  # fmt: skip
-        self.seconds += time.perf_counter() - start
         if self.nbest:
             done = [t for sent, parses in zip(part, results) for t in nbest_sentences(sent, parses)]
         else:
@@ -234,28 +277,51 @@ _JOB: ChunkJob | None = None  # a worker process's job, its model loaded once
 
 
 def worker_start(job: ChunkJob) -> None:
+    """A spawned worker loads the model itself."""
     from .api import Parser
 
     global _JOB
     job.parser = Parser.load(job.model, job.device, threads=1, precision=job.precision)
+    job.parser.fill_char_cache()
     _JOB = job
 
 
-def worker_parse(part: list[Sentence]) -> tuple[str, int, int]:
+def worker_forked(job: ChunkJob) -> None:
+    """A forked worker inherits the job with its model loaded (fork passes it unpickled)."""
+    import torch
+
+    global _JOB
+    torch.set_num_threads(1)
+    _JOB = job
+
+
+def worker_parse(part: list[Sentence] | ConlluChunk) -> tuple[str, int, int]:
     assert _JOB is not None
     return _JOB(part)
 
 
-def parallel(job: ChunkJob, parts: Iterable[list[Sentence]], workers: int, stack: ExitStack) -> Iterator[tuple[str, int, int]]:
+def parallel(
+    job: ChunkJob, parts: Iterable[list[Sentence] | ConlluChunk], workers: int, stack: ExitStack
+) -> Iterator[tuple[str, int, int]]:
     """The chunks parsed by ``workers`` processes, yielded in input order; at most 2 x workers
-    chunks are read ahead (memory stays bounded)."""
+    chunks are read ahead (memory stays bounded).
+
+    On a CPU the workers are forked from this process with its model loaded and its character
+    vectors computed: spawned workers each imported torch and loaded the model, 3 s of a 7 s
+    parse of EWT train. The parent runs one torch thread (``main``), so no OpenMP pool is
+    forked. On a GPU (CUDA cannot be forked) or without fork, they are spawned and load it."""
     import multiprocessing
     from collections import deque
     from concurrent.futures import ProcessPoolExecutor
 
-    pool = stack.enter_context(ProcessPoolExecutor(
-        workers, mp_context=multiprocessing.get_context("spawn"), initializer=worker_start, initargs=(job,)
-    ))  # fmt: skip
+    assert job.parser is not None
+    context: BaseContext = multiprocessing.get_context("spawn")
+    initializer = worker_start
+    if job.parser.model.device.type == "cpu" and "fork" in multiprocessing.get_all_start_methods():
+        context, initializer = multiprocessing.get_context("fork"), worker_forked
+    pool = stack.enter_context(
+        ProcessPoolExecutor(workers, mp_context=context, initializer=initializer, initargs=(job,))
+    )
     pending: deque = deque()
     for part in parts:
         pending.append(pool.submit(worker_parse, part))

@@ -290,12 +290,16 @@ def test_workers_write_what_one_process_writes(tiny_run, tmp_path, capsys, monke
     assert parse_cli.main([model, f"input={EWT_DEV}", f"output={two}", "chunk=150", "device=cpu", "workers=2"]) == 0
     assert "2 worker processes" in capsys.readouterr().err
     assert two.read_bytes() == one.read_bytes()
+    ids = [line for line in EWT_DEV.read_text(encoding="utf-8").splitlines() if line.startswith("# sent_id")]
+    assert [line for line in two.read_text(encoding="utf-8").splitlines() if line.startswith("# sent_id")] == ids
+    # A bad line in the last chunk, read by a worker: its file and line come back, nothing is written.
     bad = tmp_path / "bad.conllu"
-    bad.write_text(EWT_DEV.read_text(encoding="utf-8") + "1\tonly two\n\n", encoding="utf-8")
+    text = EWT_DEV.read_text(encoding="utf-8")
+    bad.write_text(text + "1\tonly two\n\n", encoding="utf-8")
     target = tmp_path / "out" / "x.conllu"
     target.parent.mkdir()
     assert parse_cli.main([model, f"input={bad}", f"output={target}", "chunk=150", "workers=2"]) == 1
-    assert f"{bad}:" in capsys.readouterr().err and list(target.parent.iterdir()) == []
+    assert f"{bad}:{len(text.splitlines()) + 1}:" in capsys.readouterr().err and list(target.parent.iterdir()) == []
     monkeypatch.setenv("SLURM_CPUS_PER_TASK", "3")
     assert parse_cli._workers("auto") == 3
     assert parse_cli.main([model, f"input={EWT_DEV}", "workers=0"]) == 1
