@@ -117,28 +117,37 @@ def collate(examples: list[Example]) -> Batch:
 def bucket_batches(
     examples: Sequence[Example], batch_size: int, rng: random.Random | None = None, max_tokens: int = 0
 ) -> list[list[Example]]:
-    """Batches of sentences of similar length (less padding, similar step counts), of at most
-    ``batch_size`` sentences and, with ``max_tokens``, at most that many padded tokens
-    (sentences x longest sentence + 1, what the encoder and tables hold; a longer sentence
-    gets a batch of its own), so that memory stays bounded on long sentences.
+    """Batches of sentences of similar length (``length_batches``)."""
+    lengths = [len(e) for e in examples]
+    return [[examples[i] for i in batch] for batch in length_batches(lengths, batch_size, rng, max_tokens)]
+
+
+def length_batches(
+    lengths: Sequence[int], batch_size: int, rng: random.Random | None = None, max_tokens: int = 0
+) -> list[list[int]]:
+    """Batches (indices into ``lengths``) of sentences of similar length (less padding, similar
+    step counts), of at most ``batch_size`` sentences and, with ``max_tokens``, at most that many
+    padded tokens (sentences x longest sentence + 1, what the encoder and tables hold; a longer
+    sentence gets a batch of its own), so that memory stays bounded on long sentences. The
+    sentences are taken by increasing length (a stable sort), so a run of consecutive batches,
+    batched again, gives the same batches (parse workers rely on it).
 
     With ``rng`` the order within equal lengths and the batch order are shuffled.
     """
-    keys = list(range(len(examples)))
+    keys = list(range(len(lengths)))
     if rng is not None:
         rng.shuffle(keys)
-    keys.sort(key=lambda i: len(examples[i]))
-    batches: list[list[Example]] = []
-    current: list[Example] = []
+    keys.sort(key=lambda i: lengths[i])
+    batches: list[list[int]] = []
+    current: list[int] = []
     for i in keys:
-        e = examples[i]
         full = len(current) == batch_size
-        if max_tokens and current and (len(current) + 1) * (len(e) + 1) > max_tokens:
+        if max_tokens and current and (len(current) + 1) * (lengths[i] + 1) > max_tokens:
             full = True
         if full:
             batches.append(current)
             current = []
-        current.append(e)
+        current.append(i)
     if current:
         batches.append(current)
     if rng is not None:
