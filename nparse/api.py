@@ -13,7 +13,7 @@ from .checkpoint import config_from_state, model_from_state
 from .config import Config
 from .decoding.decode import Parse, decode_sentences, nbest_sentences, parsed_sentence
 from .decoding.settings import DecodeSettings
-from .io.conllu import Sentence, read_conllu, read_text, read_utf8, sniff_format, write_conllu
+from .io.conllu import Sentence, build_sentence, read_conllu, read_text, read_utf8, sniff_format, write_conllu
 from .io.rawtext import iter_raw
 from .models.parser import ParserModel
 from .runtime import choose_precision, keep_freed_memory, pick_device, set_threads
@@ -96,6 +96,19 @@ class Parser:
             with self.model.autocast():
                 self.model.encoder.fill_char_cache()
             self._char_cache_filled = True
+
+    def prepare(self) -> None:
+        """Get ready to parse: the vocabulary's character vectors, and the decoder's compiled
+        kernels run once on a two-word sentence (numba loading them and its own registries took
+        0.3 s of the first parse in a new process). Before forking parse workers, so that none
+        repeats it."""
+        self.fill_char_cache()
+        tokens = [f"{i}\tword\tword\tX\tX\t_\t_\t_\t_\t_" for i in (1, 2)]
+        decode_sentences(
+            self.model,
+            [build_sentence("<prepare>", 1, tokens, True)],
+            self.settings.for_model(self.config, self.calibration),
+        )
 
     def check_pos(self, sentences: Sequence[Sentence]) -> None:
         enc = self.model.encoder

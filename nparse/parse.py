@@ -14,8 +14,7 @@ beam_size defaults to the decoder the model was trained with (1 is greedy). With
 sentence is written once per tree for its k best distinct trees (fewer if the beam holds fewer),
 best first, each with the comments "# nbest = i" and "# score = S" (S: the derivation score, the
 sum of its transition scores, plus the scores of its factors with a completion model).
-The input is read, parsed and written chunk=N sentences at a time (default 4096; 512 with
-workers=N), so memory is
+The input is read, parsed and written chunk=N sentences at a time (default 4096), so memory is
 bounded by the chunk, not the file; an output file is written next to its destination and renamed
 over it at the end, so an error (bad input line, full disk) leaves no half-written output.
 decoder=mst parses with the first-order factor of a completion model alone (Chu-Liu/Edmonds,
@@ -36,13 +35,13 @@ precision= is that of the encoder and tables: auto (the default) is bfloat16 whe
 computes it natively (a CPU with avx512_bf16 or amx_bf16, a GPU with bf16), float32 elsewhere;
 the last line says which, and why.
 
-workers=N parses with N processes of one thread each, chunk by chunk, written in input order;
-on a CPU they are forked from this process with the model loaded. Memory stays bounded (each
-worker holds one chunk; at most 2N chunks are in flight) and a failure leaves no output file.
-The trees are those of workers=1: every sentence is parsed by the same model with the same
-settings, and on EWT train the output was byte for byte the same for every chunk size and worker
-count tried. workers=auto takes SLURM_CPUS_PER_TASK when set, else the CPUs the thread policy
-below would use. A file shorter than N chunks keeps some workers idle: lower chunk= to spread it.
+workers=N parses with N processes of one thread each; on a CPU they are forked from this process
+with the model loaded. Each chunk is batched as workers=1 batches it (by sentence length) and its
+batches go to the workers in groups of about 512 sentences; the chunk is written when all are
+back, in input order. So every sentence is parsed in the same batch as with workers=1, and the
+output is the same (byte for byte on EWT train). Memory stays bounded (two chunks in flight) and
+a failure leaves no output file. workers=auto takes SLURM_CPUS_PER_TASK when set, else the CPUs
+the thread policy below would use.
 
 The last line gives the time from the model loaded to the output written (reading, parsing and
 writing; with workers=N, starting them too) and the words parsed per second.
@@ -80,19 +79,20 @@ from .io.conllu import (
     sniff_lines,
     utf8_lines,
 )
+from .io.data import length_batches
 from .io.rawtext import iter_raw
 
 if TYPE_CHECKING:
     from .api import Parser
+    from .decoding.settings import DecodeSettings
 from .io.segmenter import Segmenter
 from .viz.page import page_head, page_tail
 from .viz.svg import scrollable
 
 CHUNK = 4096  # default sentences read, parsed and written at a time (chunk=N): bounds memory
-# With workers=N, smaller chunks keep the workers evenly busy (EWT train, 2 workers: 3.1 s with
-# 512, 3.3 s with 1024 or 2048, 4096 makes 4 chunks for 2 workers); one process parses large
-# chunks faster (4.9 s with 2048, 5.4 s with 512: batches of more even lengths).
-WORKER_CHUNK = 512
+# With workers=N, a chunk's sentences are sorted and batched as one process would, and whole
+# batches go to the workers in groups of about this many sentences (``sorted_groups``).
+WORKER_GROUP = 512
 
 
 T = TypeVar("T")
@@ -115,6 +115,23 @@ class ConlluChunk:
 
     def sentences(self) -> list[Sentence]:
         return [build_sentence(self.path, start, lines, True) for start, lines in self.blocks]
+
+    def lengths(self) -> list[int]:
+        """Words of each sentence (lines whose ID is a number: no multiword token or empty node)."""
+        return [sum(line.partition("\t")[0].isdigit() for line in lines) for _, lines in self.blocks]
+
+
+Part = list[Sentence] | ConlluChunk
+
+
+def part_lengths(part: Part) -> list[int]:
+    return part.lengths() if isinstance(part, ConlluChunk) else [len(s) for s in part]
+
+
+def part_subset(part: Part, indices: list[int]) -> Part:
+    if isinstance(part, ConlluChunk):
+        return ConlluChunk(part.path, [part.blocks[i] for i in indices])
+    return [part[i] for i in indices]
 
 
 def open_input(name: str | None, stack: ExitStack) -> tuple[IO[bytes], str]:
@@ -176,13 +193,13 @@ def main(argv: list[str] | None = None) -> int:
             # workers, and no OpenMP thread pool may exist when a process forks.
             parser = Parser.load(str(args["model"]), args["device"] or "auto", threads=1 if workers > 1 else threads,
                                  precision=str(args["precision"]))  # fmt: skip
-            parser.fill_char_cache()
+            parser.prepare()
             # The garbage collector no longer walks the objects of the loaded model: its full
             # collections while parsing did (EWT train, one thread: 5.8 -> 5.25 s), and in forked
             # workers they wrote to every inherited page (copying it; workers=2: 3.7 -> 3.2 s).
             gc.freeze()
             stack.callback(gc.unfreeze)
-            size = chunk or (CHUNK if workers == 1 else WORKER_CHUNK)
+            size = chunk or CHUNK
             parts: Iterator[list[Sentence]] | Iterator[ConlluChunk]
             if fmt == "raw":
                 segmenter = Segmenter(args["segmenter"]) if args["segmenter"] else parser.segmenter
@@ -251,26 +268,29 @@ class ChunkJob:
     def __getstate__(self) -> dict:
         return {**self.__dict__, "parser": None}
 
-    def __call__(self, part: list[Sentence] | ConlluChunk) -> tuple[str, int, int]:
+    def __call__(self, part: Part) -> tuple[str, int, int]:
+        sentences = part.sentences() if isinstance(part, ConlluChunk) else part
+        return "".join(self.texts(sentences)), len(sentences), sum(len(s) for s in sentences)
+
+    def texts(self, part: Part) -> list[str]:
+        """The output of every sentence of ``part`` (its k best with nbest=k), in order."""
         from .api import nbest_sentences, parsed_sentence
 
         assert self.parser is not None
-        if isinstance(part, ConlluChunk):
-            part = part.sentences()
+        sentences = part.sentences() if isinstance(part, ConlluChunk) else part
         s = self.settings
         results = self.parser.parse_nbest(
-            part, beam_size=s.beam_size, nbest=s.nbest, batch_size=s.batch_size, decoder=s.decoder,
+            sentences, beam_size=s.beam_size, nbest=s.nbest, batch_size=s.batch_size, decoder=s.decoder,
             scores=s.scores, temperature=s.temperature,
         )  # fmt: skip
-        if self.nbest:
-            done = [t for sent, parses in zip(part, results) for t in nbest_sentences(sent, parses)]
-        else:
-            done = [parsed_sentence(sent, p[0]) for sent, p in zip(part, results)]
-        if self.html:
-            text = "".join(sentence_figure(sent) for sent in done)
-        else:
-            text = "".join(format_sentence(sent, sent.heads, sent.deprels) for sent in done)
-        return text, len(part), sum(len(sent) for sent in part)
+        out = []
+        for sent, parses in zip(sentences, results):
+            done = nbest_sentences(sent, parses) if self.nbest else [parsed_sentence(sent, parses[0])]
+            if self.html:
+                out.append("".join(sentence_figure(d) for d in done))
+            else:
+                out.append("".join(format_sentence(d, d.heads, d.deprels) for d in done))
+        return out
 
 
 _JOB: ChunkJob | None = None  # a worker process's job, its model loaded once
@@ -282,7 +302,7 @@ def worker_start(job: ChunkJob) -> None:
 
     global _JOB
     job.parser = Parser.load(job.model, job.device, threads=1, precision=job.precision)
-    job.parser.fill_char_cache()
+    job.parser.prepare()
     _JOB = job
 
 
@@ -295,24 +315,35 @@ def worker_forked(job: ChunkJob) -> None:
     _JOB = job
 
 
-def worker_parse(part: list[Sentence] | ConlluChunk) -> tuple[str, int, int]:
+def worker_parse(part: Part) -> list[str]:
     assert _JOB is not None
-    return _JOB(part)
+    return _JOB.texts(part)
 
 
-def parallel(
-    job: ChunkJob, parts: Iterable[list[Sentence] | ConlluChunk], workers: int, stack: ExitStack
-) -> Iterator[tuple[str, int, int]]:
-    """The chunks parsed by ``workers`` processes, yielded in input order; at most 2 x workers
-    chunks are read ahead (memory stays bounded).
+def sorted_groups(lengths: list[int], settings: DecodeSettings, size: int = WORKER_GROUP) -> list[list[int]]:
+    """The sentences of a part (indices; ``lengths``: their words) in the batches one process
+    parsing it forms (``length_batches``: by increasing length), in groups of whole batches of
+    about ``size`` sentences. A group is a run of those batches, so a worker batching it again
+    forms the same ones."""
+    groups: list[list[int]] = [[]]
+    for batch in length_batches(lengths, settings.batch_size, max_tokens=settings.batch_tokens):
+        if len(groups[-1]) >= size:
+            groups.append([])
+        groups[-1].extend(batch)
+    return [g for g in groups if g]
 
-    On a CPU the workers are forked from this process with its model loaded and its character
-    vectors computed: spawned workers each imported torch and loaded the model, 3 s of a 7 s
+
+def parallel(job: ChunkJob, parts: Iterable[Part], workers: int, stack: ExitStack) -> Iterator[tuple[str, int, int]]:
+    """The chunks parsed by ``workers`` processes, each as ``sorted_groups`` of its sentences,
+    yielded in input order; at most two chunks are in flight (memory stays bounded).
+
+    On a CPU the workers are forked from this process with its model loaded and prepared
+    (``Parser.prepare``): spawned workers each imported torch and loaded the model, 3 s of a 7 s
     parse of EWT train. The parent runs one torch thread (``main``), so no OpenMP pool is
     forked. On a GPU (CUDA cannot be forked) or without fork, they are spawned and load it."""
     import multiprocessing
     from collections import deque
-    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures import Future, ProcessPoolExecutor
 
     assert job.parser is not None
     context: BaseContext = multiprocessing.get_context("spawn")
@@ -322,13 +353,23 @@ def parallel(
     pool = stack.enter_context(
         ProcessPoolExecutor(workers, mp_context=context, initializer=initializer, initargs=(job,))
     )
-    pending: deque = deque()
+    pending: deque[tuple[list[int], list[tuple[list[int], Future]]]] = deque()
+
+    def gathered(lengths: list[int], submitted: list[tuple[list[int], Future]]) -> tuple[str, int, int]:
+        texts = [""] * len(lengths)
+        for group, future in submitted:
+            for i, text in zip(group, future.result()):
+                texts[i] = text
+        return "".join(texts), len(lengths), sum(lengths)
+
     for part in parts:
-        pending.append(pool.submit(worker_parse, part))
-        if len(pending) >= 2 * workers:
-            yield pending.popleft().result()
+        lengths = part_lengths(part)
+        groups = sorted_groups(lengths, job.settings)
+        pending.append((lengths, [(g, pool.submit(worker_parse, part_subset(part, g))) for g in groups]))
+        if len(pending) >= 2:
+            yield gathered(*pending.popleft())
     while pending:
-        yield pending.popleft().result()
+        yield gathered(*pending.popleft())
 
 
 def _workers(value: str | None) -> int:

@@ -290,6 +290,14 @@ def test_workers_write_what_one_process_writes(tiny_run, tmp_path, capsys, monke
     assert parse_cli.main([model, f"input={EWT_DEV}", f"output={two}", "chunk=150", "device=cpu", "workers=2"]) == 0
     assert "2 worker processes" in capsys.readouterr().err
     assert two.read_bytes() == one.read_bytes()
+    # Spawned workers (a GPU, or no fork) load the model themselves: the same bytes.
+    import multiprocessing
+
+    monkeypatch.setattr(multiprocessing, "get_all_start_methods", lambda: ["spawn"])
+    spawned = tmp_path / "spawned.conllu"
+    assert parse_cli.main([model, f"input={EWT_DEV}", f"output={spawned}", "chunk=150", "device=cpu", "workers=2"]) == 0
+    assert spawned.read_bytes() == one.read_bytes()
+    monkeypatch.undo()
     ids = [line for line in EWT_DEV.read_text(encoding="utf-8").splitlines() if line.startswith("# sent_id")]
     assert [line for line in two.read_text(encoding="utf-8").splitlines() if line.startswith("# sent_id")] == ids
     # A bad line in the last chunk, read by a worker: its file and line come back, nothing is written.
@@ -304,3 +312,31 @@ def test_workers_write_what_one_process_writes(tiny_run, tmp_path, capsys, monke
     assert parse_cli._workers("auto") == 3
     assert parse_cli.main([model, f"input={EWT_DEV}", "workers=0"]) == 1
     assert "workers=0" in capsys.readouterr().err
+
+
+def test_worker_groups_are_runs_of_the_batches_one_process_forms():
+    """parse workers=N send whole batches: each group, batched again by a worker, gives the very
+    batches that workers=1 forms for the whole chunk (with and without a token cap)."""
+    import random
+
+    from nparse.decoding.settings import DecodeSettings
+    from nparse.io.data import length_batches
+    from nparse.parse import ConlluChunk, sorted_groups
+
+    rng = random.Random(3)
+    lengths = [rng.randint(1, 60) for _ in range(1000)]
+    for settings in (DecodeSettings(batch_size=32), DecodeSettings(batch_size=32, batch_tokens=600)):
+        whole = length_batches(lengths, settings.batch_size, max_tokens=settings.batch_tokens)
+        groups = sorted_groups(lengths, settings, size=100)
+        assert sorted(i for g in groups for i in g) == list(range(1000))
+        again = []
+        for group in groups:
+            assert len(group) >= 100 or group is groups[-1]
+            sub = length_batches([lengths[i] for i in group], settings.batch_size, max_tokens=settings.batch_tokens)
+            again += [[group[k] for k in batch] for batch in sub]
+        assert again == whole
+    # The words of a CoNLL-U chunk, counted in the parent, are those a sentence has once read.
+    blocks = [(1, ["# sent_id = a", "1-2\tdon't\t_\t_\t_\t_\t_\t_\t_\t_", "1\tdo\t_\tAUX\t_\t_\t0\troot\t_\t_",
+                   "2\tn't\t_\tPART\t_\t_\t1\tadvmod\t_\t_", "2.1\tx\t_\tX\t_\t_\t_\t_\t_\t_"])]  # fmt: skip
+    chunk = ConlluChunk("t.conllu", blocks)
+    assert chunk.lengths() == [len(s) for s in chunk.sentences()] == [2]
