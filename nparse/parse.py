@@ -365,7 +365,9 @@ def parallel(job: ChunkJob, parts: Iterable[Part], workers: int, stack: ExitStac
     for part in parts:
         lengths = part_lengths(part)
         groups = sorted_groups(lengths, job.settings)
-        pending.append((lengths, [(g, pool.submit(worker_parse, part_subset(part, g))) for g in groups]))
+        # Longest sentences first, so that no long group is left to one worker at the end.
+        submitted = [(g, pool.submit(worker_parse, part_subset(part, g))) for g in reversed(groups)]
+        pending.append((lengths, submitted))
         if len(pending) >= 2:
             yield gathered(*pending.popleft())
     while pending:
