@@ -165,7 +165,7 @@ def main() -> None:
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--precision", nargs="+", default=["fp32", "auto"])
     ap.add_argument("--udpipe-beam", nargs="+", type=int, default=[1, 5])
-    ap.add_argument("--batch-size", type=int, default=128, help="nparse's sentences per batch (the current default)")
+    ap.add_argument("--batch-size", type=int, default=512, help="nparse's sentences per batch (the current default)")
     args = ap.parse_args()
     if args.command == "train":
         for data in args.data:

@@ -28,7 +28,7 @@ class DecodeSettings:
     decoder: str = "beam"  # "beam" (greedy when beam_size is 1) or "mst" after ``normalised``
     beam_size: int = 1
     nbest: int = 1
-    batch_size: int = 128  # sentences parsed together (times beam_size items)
+    batch_size: int = 512  # sentences parsed together (times beam_size items)
     batch_tokens: int = 0  # and at most this many padded tokens per batch (0: no limit)
     scores: str = "auto"  # what a beam sums: local, raw or auto (after ``for_model``: local or raw)
     temperature: float | None = None  # of local scores; None: the model's fitted one

@@ -64,7 +64,7 @@ class NparseComponent:
         self.parse([doc])
         return doc
 
-    def pipe(self, stream: Iterable[Doc], batch_size: int = 128) -> Iterator[Doc]:
+    def pipe(self, stream: Iterable[Doc], batch_size: int = 512) -> Iterator[Doc]:
         for docs in minibatch(stream, size=batch_size):
             self.parse(docs)
             yield from docs
@@ -168,7 +168,7 @@ class NparseComponent:
 
 @Language.factory(
     "nparse",
-    default_config={"model": None, "beam_size": None, "batch_size": 128, "device": "auto", "threads": None,
+    default_config={"model": None, "beam_size": None, "batch_size": 512, "device": "auto", "threads": None,
                     "precision": "auto"},  # fmt: skip
     assigns=["token.head", "token.dep", "token.pos", "token.is_sent_start"],
 )
