@@ -54,9 +54,10 @@ def read_vectors(path: str | Path, limit: int = 0) -> tuple[list[str], torch.Ten
 def run_lstm(lstm: nn.LSTM, packed):
     """An LSTM call in the autocast precision. On a GPU cuDNN takes it as it is. On CPU, autocast
     leaves LSTMs in float32: when parsing in bfloat16 (no gradients), the call runs on bfloat16
-    copies of the weights, which oneDNN computes natively on CPUs with AVX-512 BF16 (2.6x the
-    float32 speed for the default sizes on an AMD EPYC with avx512_bf16, ``docs/experiments/precision.md``);
-    training keeps float32, whose backward was as fast (35k against 33k tokens/s)."""
+    copies of the weights, which oneDNN computes natively on CPUs with AVX-512 BF16 (2.2x the
+    float32 speed for the default sizes on an AMD EPYC with avx512_bf16, ``docs/experiments/precision.md``).
+    Training keeps float32: a greedy el_gdt epoch with bfloat16 LSTMs took 7.3-7.6 s against 6.9 s
+    (``tools/bench.py``; training batches are small, and the copies of the weights cost)."""
     if packed.data.device.type != "cpu" or not torch.is_autocast_enabled("cpu"):
         return lstm(packed)
     with torch.autocast("cpu", enabled=False):
