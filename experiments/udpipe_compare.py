@@ -86,7 +86,10 @@ def cpu() -> str:
         info = subprocess.run(["lscpu"], capture_output=True, text=True, timeout=10).stdout
     except OSError:
         info = ""
-    name = next((line.split(":", 1)[1].strip() for line in info.splitlines() if line.startswith("Model name")), platform.processor())
+    name = next(
+        (line.split(":", 1)[1].strip() for line in info.splitlines() if line.startswith("Model name")),
+        platform.processor(),
+    )
     flags = next((line.split(":", 1)[1].split() for line in info.splitlines() if line.startswith("Flags")), [])
     wanted = [f for f in flags if f in ("avx2", "avx512f", "avx512_bf16", "amx_bf16", "amx_tile", "avx512_vnni")]
     return f"{name}; flags: {' '.join(wanted) or 'none of avx2/avx512/amx'}"
@@ -165,7 +168,12 @@ def main() -> None:
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--precision", nargs="+", default=["fp32", "auto"])
     ap.add_argument("--udpipe-beam", nargs="+", type=int, default=[1, 5])
-    ap.add_argument("--batch-size", type=int, default=512, help="nparse's sentences per batch (the current default)")
+    ap.add_argument(
+        "--batch-size",
+        type=int,
+        default=1024,
+        help="nparse's decoder.batch_size, beam items per batch (the current default)",
+    )
     args = ap.parse_args()
     if args.command == "train":
         for data in args.data:

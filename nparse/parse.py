@@ -326,7 +326,7 @@ def sorted_groups(lengths: list[int], settings: DecodeSettings, size: int = WORK
     about ``size`` sentences. A group is a run of those batches, so a worker batching it again
     forms the same ones."""
     groups: list[list[int]] = [[]]
-    for batch in length_batches(lengths, settings.batch_size, max_tokens=settings.batch_tokens):
+    for batch in length_batches(lengths, settings.sentences_per_batch, max_tokens=settings.batch_tokens):
         if len(groups[-1]) >= size:
             groups.append([])
         groups[-1].extend(batch)

@@ -232,3 +232,14 @@ def test_numpy_scores_equal_the_torch_scorer():
     with torch.no_grad():
         want = scorer.scores(table, torch.from_numpy(rows)).numpy()
     np.testing.assert_allclose(scorer.numpy_scores(table.numpy(), rows), want, rtol=1e-5, atol=1e-6)
+
+
+def test_batch_size_counts_beam_items():
+    """decoder.batch_size is beam items: a beam of K parses batch_size // K sentences together
+    (at least one); greedy and mst parse batch_size sentences."""
+    from nparse.decoding.settings import DecodeSettings
+
+    assert DecodeSettings(batch_size=1024).normalised().sentences_per_batch == 1024
+    assert DecodeSettings(batch_size=1024, beam_size=8).normalised().sentences_per_batch == 128
+    assert DecodeSettings(batch_size=4, beam_size=8).normalised().sentences_per_batch == 1
+    assert DecodeSettings(decoder="mst", batch_size=100).normalised().sentences_per_batch == 100

@@ -87,7 +87,7 @@ def decode_sentences(
     examples = [encode(s, model.vocabs, labels=False) for s in sentences]
     index = {id(e): k for k, e in enumerate(examples)}
     results: list = [None] * len(examples)
-    batches = bucket_batches(examples, settings.batch_size, max_tokens=settings.batch_tokens)
+    batches = bucket_batches(examples, settings.sentences_per_batch, max_tokens=settings.batch_tokens)
     bar = tqdm(total=len(examples), unit="sent", disable=not progress, leave=False)
     model.eval()
     for batch in batches:
