@@ -171,8 +171,8 @@ def main() -> None:
     ap.add_argument(
         "--batch-size",
         type=int,
-        default=1024,
-        help="nparse's decoder.batch_size, beam items per batch (the current default)",
+        default=512,
+        help="nparse's decoder.batch_size, beam items per batch (the greedy presets' default)",
     )
     args = ap.parse_args()
     if args.command == "train":

@@ -28,7 +28,7 @@ class DecodeSettings:
     decoder: str = "beam"  # "beam" (greedy when beam_size is 1) or "mst" after ``normalised``
     beam_size: int = 1
     nbest: int = 1
-    batch_size: int = 1024  # beam items parsed together: batch_size // beam_size sentences (``sentences_per_batch``)
+    batch_size: int = 512  # beam items parsed together: batch_size // beam_size sentences (``sentences_per_batch``)
     batch_tokens: int = 0  # and at most this many padded tokens per batch (0: no limit)
     scores: str = "auto"  # what a beam sums: local, raw or auto (after ``for_model``: local or raw)
     temperature: float | None = None  # of local scores; None: the model's fitted one
@@ -36,8 +36,8 @@ class DecodeSettings:
     @property
     def sentences_per_batch(self) -> int:
         """Sentences parsed together: ``batch_size`` beam items, so a beam of K takes
-        batch_size // K sentences (at least one). On one CPU thread about 1,024 items parsed
-        fastest both greedily and with a beam of 8 (``docs/experiments/precision.md``)."""
+        batch_size // K sentences (at least one). On one CPU thread 512-1,024 sentences parsed
+        fastest greedily, and 1,024 items (128 sentences) with a beam of 8 (``docs/experiments/precision.md``)."""
         return max(1, self.batch_size // self.beam_size) if self.decoder == "beam" else self.batch_size
 
     @classmethod

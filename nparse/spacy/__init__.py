@@ -114,7 +114,7 @@ def load(
     device: str = "auto",
     threads: int | None = None,
     beam_size: int | None = None,
-    batch_size: int = 1024,
+    batch_size: int = 512,
     precision: str = "auto",
 ) -> Language:
     """A spaCy pipeline of an nparse checkpoint with a trained segmenter: ``spacy.blank`` of the

@@ -168,7 +168,7 @@ class NparseComponent:
 
 @Language.factory(
     "nparse",
-    default_config={"model": None, "beam_size": None, "batch_size": 1024, "device": "auto", "threads": None,
+    default_config={"model": None, "beam_size": None, "batch_size": 512, "device": "auto", "threads": None,
                     "precision": "auto"},  # fmt: skip
     assigns=["token.head", "token.dep", "token.pos", "token.is_sent_start"],
 )
