@@ -75,8 +75,8 @@ def test_the_key_check_catches_a_missing_and_an_invented_key():
     text = (DOCS / "configuration.md").read_text(encoding="utf-8")
     rows, _ = page_keys(text.replace("| `trainer.epochs` |", "| epochs |"))
     assert "trainer.epochs" in schema_keys() - rows
-    rows, named = page_keys(text + "\n| `trainer.patience` | 5 | invented |\n")
-    assert "trainer.patience" in rows - schema_keys() and "trainer.patience" in named
+    rows, named = page_keys(text + "\n| `trainer.invented` | 5 | invented |\n")
+    assert "trainer.invented" in rows - schema_keys() and "trainer.invented" in named
 
 
 def test_the_worked_sequences_are_what_the_code_does():

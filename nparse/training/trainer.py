@@ -37,10 +37,11 @@ from .averaging import WeightAverage
 from .calibration import calibrate
 from .curves import epoch_line, epoch_stats, new_window, write_epoch, write_window
 from .data import check_not_empty, load_data, prepare_examples, report_skipped
-from .distributed import NoWriter, Ranks, barrier, gather_counters, sum_gradients, total
+from .distributed import NoWriter, Ranks, barrier, broadcast, gather_counters, sum_gradients, total
 from .models import fine_tuned_model, new_model, parameter_groups
 from .distill import Teacher
 from .objectives import Greedy, build_objective
+from .patience import patience_exhausted, stop_line
 from .resume import Preempted, log_to, preempted, resumed_config, stop_signals
 from .schedule import lr_schedule
 from .segmenting import segment_run
@@ -353,7 +354,16 @@ class Trainer:
         if self.ranks.active:
             log.info("rank %d of %d", self.ranks.rank, self.ranks.world)
         log.info("system %s, oracle %s, device %s", self.system.describe(), self.oracle.name, self.device)
+        if tc.patience and not self.data.dev:
+            log.warning(
+                "trainer.patience=%d needs a dev set (data.dev): training runs trainer.epochs=%d",
+                tc.patience,
+                tc.epochs,
+            )
         for epoch in range(self.epoch + 1, tc.epochs + 1):
+            # Before each epoch, so that a resumed run that had already stopped stays stopped.
+            if broadcast(main and patience_exhausted(self.history, tc.patience), self.ranks):
+                break
             stats = self.train_epoch(epoch)
             record: dict[str, Any] = {"epoch": epoch, **stats}
             if self.data.dev and main:
@@ -374,7 +384,10 @@ class Trainer:
                 self.write_metrics()
             barrier(self.ranks)  # the other ranks wait for rank 0's evaluation and checkpoints
             log.info("%s", epoch_line(epoch, stats, record, improved))
-        extra = {}
+        extra: dict[str, Any] = {}
+        if main and self.history:
+            extra["stopped"] = stop_line(self.history, tc.patience, tc.epochs)
+            log.info("%s", extra["stopped"])
         best_path = self.run_dir / "best.pt"
         state: dict = {}
         if main and best_path.exists() and (self.data.test or self.data.dev):

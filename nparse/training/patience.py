@@ -1,0 +1,37 @@
+"""Training length by dev score: stop after ``trainer.patience`` epochs without a dev LAS gain,
+``trainer.epochs`` being the most. Decided from the run's history alone (saved in ``last.pt``),
+so a resumed or preempted run keeps its patience state."""
+
+from __future__ import annotations
+
+from typing import Any, Mapping, Sequence
+
+
+def best_epoch(history: Sequence[Mapping[str, Any]]) -> Mapping[str, Any] | None:
+    """The record of the epoch with the best dev LAS (the first of equal ones, as the trainer
+    keeps best.pt); None without dev scores."""
+    scored = [h for h in history if "dev_las" in h]
+    if not scored:
+        return None
+    return max(scored, key=lambda h: h["dev_las"])  # max keeps the first of equals
+
+
+def epochs_without_gain(history: Sequence[Mapping[str, Any]]) -> int:
+    """Epochs trained since the best dev LAS (0 when the last epoch is the best, or none is scored)."""
+    best = best_epoch(history)
+    return 0 if best is None else int(history[-1]["epoch"]) - int(best["epoch"])
+
+
+def patience_exhausted(history: Sequence[Mapping[str, Any]], patience: int) -> bool:
+    """True once ``patience`` epochs (0: never) have passed without a dev LAS gain."""
+    return patience > 0 and epochs_without_gain(history) >= patience
+
+
+def stop_line(history: Sequence[Mapping[str, Any]], patience: int, max_epochs: int) -> str:
+    """Why training ended, for the log and metrics.json."""
+    best = best_epoch(history)
+    where = f"; best dev LAS {best['dev_las']:.2f} at epoch {best['epoch']}" if best else ""
+    last = int(history[-1]["epoch"]) if history else 0
+    if patience_exhausted(history, patience):
+        return f"stopped after epoch {last}: no dev LAS gain for {patience} epochs (trainer.patience={patience}){where}"
+    return f"trained trainer.epochs={max_epochs} epochs{where}"

@@ -1,0 +1,77 @@
+"""trainer.patience: training stops on a dev-score rule, and a resumed run keeps its count."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import torch
+
+from nparse.eval.scores import Scores
+from nparse.training.patience import epochs_without_gain, patience_exhausted, stop_line
+
+from .conftest import EWT_DEV
+
+
+def history(scores: list[float]) -> list[dict]:
+    return [{"epoch": i, "dev_las": s} for i, s in enumerate(scores, 1)]
+
+
+def first_stop(scores: list[float], patience: int) -> int | None:
+    """The epoch after which the rule stops training, or None."""
+    return next((n for n in range(1, len(scores) + 1) if patience_exhausted(history(scores[:n]), patience)), None)
+
+
+def test_patience_stops_at_the_right_epoch_on_scripted_dev_scores():
+    dev = [50.0, 60.0, 59.0, 60.0, 58.0, 61.0, 55.0]  # a tie (epoch 4) is no gain
+    assert first_stop(dev, 2) == 4
+    assert first_stop(dev, 3) == 5
+    assert first_stop(dev, 4) is None and first_stop(dev, 0) is None  # 0: always trainer.epochs
+    assert epochs_without_gain(history(dev)) == 1
+    line = stop_line(history(dev[:4]), 2, 30)
+    assert "stopped after epoch 4: no dev LAS gain for 2 epochs" in line and "best dev LAS 60.00 at epoch 2" in line
+    assert stop_line(history(dev), 0, 7).startswith("trained trainer.epochs=7 epochs")
+    assert not patience_exhausted([{"epoch": 1}, {"epoch": 2}, {"epoch": 3}], 1)  # no dev set: never
+
+
+def test_a_resumed_run_keeps_its_patience(tmp_path, monkeypatch, caplog):
+    """A trainer with scripted dev scores stops where the rule says, also when the run is cut
+    and resumed in between, and a finished run resumed does not train again."""
+    from hydra import compose, initialize_config_dir
+
+    from nparse import config_schema  # noqa: F401  (registers the config schemas)
+    from nparse.paths import CONF_DIR
+    from nparse.training.trainer import Trainer
+
+    script = iter([10.0, 20.0, 15.0, 14.0, 30.0, 40.0, 50.0, 60.0])
+
+    def scripted(self, sents, out_path, calibrate=False):
+        las = next(script) if out_path is not None and Path(out_path).name == "dev.pred.conllu" else 0.0
+        return Scores(las, las, las, las, 1, 1)
+
+    monkeypatch.setattr(Trainer, "evaluate", scripted)
+    dev = tmp_path / "dev.conllu"
+    dev.write_text("\n\n".join(EWT_DEV.read_text(encoding="utf-8").split("\n\n")[:20]) + "\n\n", encoding="utf-8")
+
+    def config(epochs: int):
+        overrides = ["+exp=archybrid_dynamic", "data.max_train_sentences=30", f"data.dev={dev}", "data.test=null",
+                     f"trainer.epochs={epochs}", "trainer.patience=2", "trainer.batch_size=8", "trainer.threads=1",
+                     "trainer.resume=auto"]  # fmt: skip
+        with initialize_config_dir(config_dir=str(CONF_DIR), version_base="1.3"):
+            return compose(config_name="config", overrides=overrides)
+
+    threads = torch.get_num_threads()
+    caplog.set_level("INFO", logger="nparse")
+    try:
+        run = tmp_path / "run"
+        first = Trainer(config(3), run).run()  # cut after epoch 3: dev 10, 20, 15
+        assert [e["dev_las"] for e in first["epochs"]] == [10.0, 20.0, 15.0]
+        resumed = Trainer(config(8), run).run()  # epoch 4 (14) is the second without a gain
+        assert [e["dev_las"] for e in resumed["epochs"]] == [10.0, 20.0, 15.0, 14.0]
+        assert resumed["stopped"].startswith("stopped after epoch 4: no dev LAS gain for 2 epochs")
+        again = Trainer(config(8), run).run()  # already stopped: no epoch more
+        assert len(again["epochs"]) == 4
+    finally:
+        torch.set_num_threads(threads)
+    assert json.loads((run / "metrics.json").read_text())["stopped"] == again["stopped"]
+    assert "stopped after epoch 4: no dev LAS gain for 2 epochs" in caplog.text
