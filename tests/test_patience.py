@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 import torch
 
 from nparse.eval.scores import Scores
@@ -75,3 +76,17 @@ def test_a_resumed_run_keeps_its_patience(tmp_path, monkeypatch, caplog):
         torch.set_num_threads(threads)
     assert json.loads((run / "metrics.json").read_text())["stopped"] == again["stopped"]
     assert "stopped after epoch 4: no dev LAS gain for 2 epochs" in caplog.text
+
+
+def test_a_negative_patience_is_refused_at_start():
+    from hydra import compose, initialize_config_dir
+
+    from nparse import config_schema  # noqa: F401  (registers the config schemas)
+    from nparse.config import Config
+    from nparse.paths import CONF_DIR
+    from nparse.training.settings import check_settings
+
+    with initialize_config_dir(config_dir=str(CONF_DIR), version_base="1.3"):
+        cfg = compose(config_name="config", overrides=["+exp=archybrid_dynamic", "trainer.patience=-1"])
+    with pytest.raises(ValueError, match="trainer.patience=-1: must be at least 0"):
+        check_settings(Config.composed(cfg))

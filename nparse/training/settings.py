@@ -97,7 +97,7 @@ def check_completion(cfg: Config, settings: GlobalSettings | None) -> None:
 
 # (key, smallest value) of the integer settings checked before anything is loaded.
 INTEGER_SETTINGS = (
-    ("trainer.epochs", 1), ("trainer.batch_size", 1), ("trainer.batch_tokens", 0), ("trainer.seed", None),
+    ("trainer.epochs", 1), ("trainer.patience", 0), ("trainer.batch_size", 1), ("trainer.batch_tokens", 0), ("trainer.seed", None),
     ("trainer.log_every", 1), ("trainer.checkpoint_every", 0), ("trainer.threads", 0), ("trainer.warmup", 0),
     ("decoder.batch_size", 1), ("decoder.batch_tokens", 0), ("decoder.beam_size", 1),
     ("data.max_train_sentences", 1),
