@@ -32,6 +32,7 @@ from common import RUNS, split_path, split_sentences, treebank
 from nparse.api import Parser, parsed_sentence
 from nparse.eval.scores import score
 from nparse.io.conllu import format_sentence, read_conllu
+from nparse.io.segmenter import udpipe_sentences
 
 OPTIONS = (
     "transition_system=projective;transition_oracle=dynamic;embedding_upostag=20;embedding_feats=0;"
@@ -46,19 +47,6 @@ def udpipe():
     return module
 
 
-def read_udpipe(path: Path):
-    u = udpipe()
-    reader = u.InputFormat.newConlluInputFormat()
-    reader.setText(path.read_text(encoding="utf-8"))
-    sentences, error, sentence = u.Sentences(), u.ProcessingError(), u.Sentence()
-    while reader.nextSentence(sentence, error):
-        sentences.push_back(sentence)
-        sentence = u.Sentence()
-    if error.occurred():
-        raise SystemExit(f"{path}: {error.message}")
-    return sentences
-
-
 def train(data: str, out: Path) -> Path:
     target = out / f"{data}.udpipe"
     if target.is_file():
@@ -69,7 +57,7 @@ def train(data: str, out: Path) -> Path:
     start = time.perf_counter()
     error = u.ProcessingError()
     model = u.Trainer.train(
-        "morphodita_parsito", read_udpipe(split_path(group, "train")), read_udpipe(split_path(group, "dev")),
+        "morphodita_parsito", udpipe_sentences(split_path(group, "train")), udpipe_sentences(split_path(group, "dev")),
         "none", "none", OPTIONS, error,
     )  # fmt: skip
     if error.occurred():

@@ -44,7 +44,6 @@ class Parser:
         self.precision: tuple[str, str] = (model.precision, "as the model was given")  # and why
         self.segmenter_state: Any = None  # a trained raw-text segmenter kept in the checkpoint
         self._segmenter: Callable[[str], list] | None = None
-        self._char_cache_filled = False
 
     @property
     def beam_size(self) -> int:
@@ -90,12 +89,10 @@ class Parser:
 
     def fill_char_cache(self) -> None:
         """Compute the character vectors of the vocabulary's forms once (``Encoder.fill_char_cache``,
-        about 0.4 s for an EWT model): on the first parse, not at load, since a process that
-        never parses (the main process of parse workers=N) need not pay for it."""
-        if not self._char_cache_filled:
-            with self.model.autocast():
-                self.model.encoder.fill_char_cache()
-            self._char_cache_filled = True
+        about 0.4 s for an EWT model; nothing when they are there): on the first parse, not at
+        load, since a process that never parses (the main process of spawned workers) need not."""
+        with self.model.autocast():
+            self.model.encoder.fill_char_cache()
 
     def prepare(self) -> None:
         """Get ready to parse: the vocabulary's character vectors, and the decoder's compiled
@@ -104,11 +101,7 @@ class Parser:
         repeats it."""
         self.fill_char_cache()
         tokens = [f"{i}\tword\tword\tX\tX\t_\t_\t_\t_\t_" for i in (1, 2)]
-        decode_sentences(
-            self.model,
-            [build_sentence("<prepare>", 1, tokens, True)],
-            self.settings.for_model(self.config, self.calibration),
-        )
+        decode_sentences(self.model, [build_sentence("<prepare>", 1, tokens, True)], self.settings)
 
     def check_pos(self, sentences: Sequence[Sentence]) -> None:
         enc = self.model.encoder

@@ -124,6 +124,10 @@ class ConlluChunk:
 Part = list[Sentence] | ConlluChunk
 
 
+def part_sentences(part: Part) -> list[Sentence]:
+    return part.sentences() if isinstance(part, ConlluChunk) else part
+
+
 def part_lengths(part: Part) -> list[int]:
     return part.lengths() if isinstance(part, ConlluChunk) else [len(s) for s in part]
 
@@ -269,7 +273,7 @@ class ChunkJob:
         return {**self.__dict__, "parser": None}
 
     def __call__(self, part: Part) -> tuple[str, int, int]:
-        sentences = part.sentences() if isinstance(part, ConlluChunk) else part
+        sentences = part_sentences(part)
         return "".join(self.texts(sentences)), len(sentences), sum(len(s) for s in sentences)
 
     def texts(self, part: Part) -> list[str]:
@@ -277,7 +281,7 @@ class ChunkJob:
         from .api import nbest_sentences, parsed_sentence
 
         assert self.parser is not None
-        sentences = part.sentences() if isinstance(part, ConlluChunk) else part
+        sentences = part_sentences(part)
         s = self.settings
         results = self.parser.parse_nbest(
             sentences, beam_size=s.beam_size, nbest=s.nbest, batch_size=s.batch_size, decoder=s.decoder,

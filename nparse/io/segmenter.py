@@ -38,7 +38,7 @@ def _udpipe() -> Any:
     return udpipe
 
 
-def _read(path: str | Path) -> Any:
+def udpipe_sentences(path: str | Path) -> Any:
     """A CoNLL-U file as UDPipe sentences."""
     udpipe = _udpipe()
     reader = udpipe.InputFormat.newConlluInputFormat()
@@ -56,9 +56,9 @@ def _read(path: str | Path) -> Any:
 def train(train_path: str | Path, dev_path: str | Path | None, options: str = "epochs=20") -> bytes:
     """A UDPipe tokenizer model trained on ``train_path`` (``dev_path`` picks the best epoch)."""
     udpipe = _udpipe()
-    heldout = _read(dev_path) if dev_path else udpipe.Sentences()
+    heldout = udpipe_sentences(dev_path) if dev_path else udpipe.Sentences()
     error = udpipe.ProcessingError()
-    model = udpipe.Trainer.train("morphodita_parsito", _read(train_path), heldout, options, "none", "none", error)
+    model = udpipe.Trainer.train("morphodita_parsito", udpipe_sentences(train_path), heldout, options, "none", "none", error)
     if error.occurred():
         raise ValueError(f"training the segmenter on {train_path}: {error.message}")
     return model

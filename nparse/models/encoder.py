@@ -121,6 +121,10 @@ class CharCache:
         precision = torch.get_autocast_dtype("cpu") if torch.is_autocast_enabled("cpu") else None
         return (precision, *((p.data_ptr(), p._version) for p in params))
 
+    def filled(self, params: list[torch.Tensor]) -> bool:
+        """Whether the fixed part holds vectors for these weights in the current precision."""
+        return bool(self.fixed) and self.fixed_key == self.key_of(params)
+
     def fill(self, forms: list[str], params: list[torch.Tensor], compute: Callable[[list[str]], torch.Tensor]) -> None:
         """Compute and keep the vectors of ``forms`` for good (until the weights change)."""
         self.fixed = {f: k for k, f in enumerate(forms)}
@@ -228,7 +232,7 @@ class Encoder(nn.Module):
         """Compute the character vectors of the vocabulary's forms once, as stored (lower case),
         capitalised and in upper case (91.6% of the tokens of EWT test with the EWT model), in
         the current precision (call it under the model's autocast), for ``CharCache.fill``."""
-        if self.char_cache is None or self.chars is None:
+        if self.char_cache is None or self.chars is None or self.char_cache.filled(list(self.chars.parameters())):
             return
         words = [w for w in self.vocabs.words.itos if not (w.startswith("<") and w.endswith(">"))]
         forms = list(dict.fromkeys([ROOT, *(f for w in words for f in (w, w.capitalize(), w.upper()))]))
