@@ -15,6 +15,7 @@ from .decoding.decode import Parse, decode_sentences, nbest_sentences, parsed_se
 from .decoding.settings import DecodeSettings
 from .io.conllu import Sentence, build_sentence, read_conllu, read_text, read_utf8, sniff_format, write_conllu
 from .io.rawtext import iter_raw
+from .models.ensemble import EnsembleModel, check_members, system_of
 from .models.parser import ParserModel
 from .runtime import choose_precision, keep_freed_memory, pick_device, set_threads
 
@@ -34,7 +35,9 @@ class Parser:
     config; 1, greedy, for models trained before beam search existed).
     """
 
-    def __init__(self, model: ParserModel, config: Config | None = None, calibration: dict | None = None):
+    def __init__(
+        self, model: ParserModel | EnsembleModel, config: Config | None = None, calibration: dict | None = None
+    ):
         self.model = model
         self.config = config  # the training config (None: a model built in code)
         self.calibration = calibration  # the temperature of local beam scores fitted on dev
@@ -43,6 +46,7 @@ class Parser:
         self.threads: tuple[int, str] | None = None  # torch CPU threads set by ``load``, and why
         self.precision: tuple[str, str] = (model.precision, "as the model was given")  # and why
         self.segmenter_state: Any = None  # a trained raw-text segmenter kept in the checkpoint
+        self.name = "<model>"  # the checkpoint's path, for messages (paths joined by commas: an ensemble)
         self._segmenter: Callable[[str], list] | None = None
 
     @property
@@ -57,24 +61,57 @@ class Parser:
 
     @classmethod
     def load(
-        cls, path: str | Path, device: str = "auto", threads: int | None = None, precision: str = "auto"
+        cls,
+        path: str | Path | Sequence[str | Path],
+        device: str = "auto",
+        threads: int | None = None,
+        precision: str = "auto",
     ) -> "Parser":
-        """A checkpoint's parser on ``device``. Torch's CPU threads (process-wide) are set by
-        ``runtime.choose_threads``: ``threads`` when given, else SLURM/OMP_NUM_THREADS, else the
-        allowed CPUs that other processes leave free (measured now, in a quarter of a second).
-        ``precision`` (``auto``, ``fp32``, ``bf16``) is that of the encoder and tables:
+        """A checkpoint's parser on ``device``; several checkpoints (a list, or paths joined by
+        commas) parse as one ensemble (``Parser.ensemble``). Torch's CPU threads (process-wide)
+        are set by ``runtime.choose_threads``: ``threads`` when given, else SLURM/OMP_NUM_THREADS,
+        else the allowed CPUs that other processes leave free (measured now, in a quarter of a
+        second). ``precision`` (``auto``, ``fp32``, ``bf16``) is that of the encoder and tables:
         ``auto`` is bfloat16 where the hardware computes it natively (``runtime.choose_precision``)."""
+        paths = checkpoint_paths(path)
         dev = pick_device(device)
         chosen = set_threads(threads, log)
         keep_freed_memory()
         precision_chosen = choose_precision(precision, dev)
-        state = checkpoint.load(path, dev)
-        config = config_from_state(state, path)
-        model = model_from_state(state, dev, path)
-        model.set_precision(precision_chosen[0])
-        parser = cls(model, config, state.get("calibration"))
+        parsers = []
+        for one in paths:
+            state = checkpoint.load(one, dev)
+            config = config_from_state(state, one)
+            model = model_from_state(state, dev, one)
+            model.set_precision(precision_chosen[0])
+            parser = cls(model, config, state.get("calibration"))
+            parser.segmenter_state = state.get("segmenter")
+            parser.name = str(one)
+            parsers.append(parser)
+        parser = parsers[0] if len(parsers) == 1 and isinstance(path, (str, Path)) else cls.ensemble(parsers)
         parser.threads, parser.precision = chosen, precision_chosen
-        parser.segmenter_state = state.get("segmenter")
+        return parser
+
+    @classmethod
+    def ensemble(cls, members: Sequence["Parser"]) -> "Parser":
+        """One parser averaging the members' normalized transition, label and tag scores at every
+        step (``models/ensemble.py``), decoding as the first member's training config says.
+        Members must share the transition system and the label set; the error names the member
+        and the difference. An ensemble of one parses exactly as its member."""
+        members = list(members)
+        models = [m.model for m in members if isinstance(m.model, ParserModel)]
+        if not members or len(models) != len(members):
+            raise ValueError("an ensemble is made of one or more single models (not of ensembles)")
+        check_members(models, [m.name for m in members], [system_of(m.config) for m in members])
+        first = members[0]
+        temperatures = [m.settings.temperature or 1.0 for m in members]
+        parser = cls(
+            EnsembleModel(models, temperatures), first.config, first.calibration if len(members) == 1 else None
+        )
+        parser.name = ",".join(m.name for m in members)
+        log.info("ensemble of %d models: %s", len(members), ", ".join(m.name for m in members))
+        parser.threads, parser.precision = first.threads, first.precision
+        parser.segmenter_state = first.segmenter_state
         return parser
 
     @property
@@ -91,8 +128,7 @@ class Parser:
         """Compute the character vectors of the vocabulary's forms once (``Encoder.fill_char_cache``,
         about 0.4 s for an EWT model; nothing when they are there): on the first parse, not at
         load, since a process that never parses (the main process of spawned workers) need not."""
-        with self.model.autocast():
-            self.model.encoder.fill_char_cache()
+        self.model.fill_char_cache()
 
     def prepare(self) -> None:
         """Get ready to parse: the vocabulary's character vectors, and the decoder's compiled
@@ -104,8 +140,7 @@ class Parser:
         decode_sentences(self.model, [build_sentence("<prepare>", 1, tokens, True)], self.settings)
 
     def check_pos(self, sentences: Sequence[Sentence]) -> None:
-        enc = self.model.encoder
-        needs = [name for name, used in (("UPOS", enc.upos is not None), ("XPOS", enc.xpos is not None)) if used]
+        needs = self.model.pos_inputs
         for sent in sentences:
             for name in needs:
                 tags = sent.upos if name == "UPOS" else sent.xpos
@@ -228,7 +263,20 @@ def check_token_lists(items: list) -> None:
                 )
 
 
-def load(path: str | Path, device: str = "auto", threads: int | None = None, precision: str = "auto") -> Parser:
-    """Load a checkpoint written by ``python -m nparse.train`` (``threads``, ``precision``: see
-    ``Parser.load``)."""
+def checkpoint_paths(path: str | Path | Sequence[str | Path]) -> list[str | Path]:
+    """The checkpoints named: one path, a list, or paths joined by commas (an existing file whose
+    name has a comma is one path)."""
+    if isinstance(path, Path) or (isinstance(path, str) and ("," not in path or Path(path).exists())):
+        return [path]
+    items = path.split(",") if isinstance(path, str) else list(path)
+    if not items or any(not str(p).strip() for p in items):
+        raise ValueError(f"model={path!r}: an empty checkpoint path; join several with commas: model=ck1.pt,ck2.pt")
+    return [p.strip() if isinstance(p, str) else p for p in items]
+
+
+def load(
+    path: str | Path | Sequence[str | Path], device: str = "auto", threads: int | None = None, precision: str = "auto"
+) -> Parser:
+    """Load a checkpoint written by ``python -m nparse.train``, or several as one ensemble
+    (``nparse.load([ck1, ck2, ck3])``; ``threads``, ``precision``: see ``Parser.load``)."""
     return Parser.load(path, device, threads, precision)

@@ -23,6 +23,11 @@ one root dependent); decoder=greedy is beam_size=1. scores= says what a beam sum
 one fitted on dev when the model was trained), raw (the scores as global training optimises them)
 or auto (the default: raw for globally trained models, local otherwise).
 
+model=CKPT1,CKPT2,... parses with an ensemble: at every parser step the models' probabilities
+over the legal transitions (each at its own temperature fitted on dev) are averaged, and so are
+their label and tag probabilities; the models must share the transition system and the label set.
+The decoding settings are the first model's.
+
 output_format=html (the default for an output file named *.html or *.htm) writes one
 self-contained HTML page with every sentence drawn as a tree (nparse/viz/svg.py) instead of
 CoNLL-U.
@@ -245,13 +250,19 @@ def main(argv: list[str] | None = None) -> int:
             print(f"error: nothing written to {args['output']}", file=sys.stderr)
         return 1
     print(
-        f"parsed {n_sents} sentences ({n_words} words) in {seconds:.1f} s (read, parsed and written, the model "
-        f"loaded{'; with the workers starting' if workers > 1 else ''}) "
+        f"parsed {n_sents} sentences ({n_words} words) in {seconds:.1f} s (read, parsed and written, the "
+        f"{model_note(parser)} loaded{'; with the workers starting' if workers > 1 else ''}) "
         f"on {parser.model.device}{threads_note(parser.threads, workers)}, precision {parser.precision[0]} ({parser.precision[1]}), "
         f"{'mst' if settings.decoder == 'mst' else f'beam {settings.beam_size}'}: {n_words / max(seconds, 1e-9):.0f} words/s",
         file=sys.stderr,
     )
     return 0
+
+
+def model_note(parser) -> str:
+    """What the last line says was loaded: the model, or an ensemble of N models (model=CKPT1,CKPT2,...)."""
+    members = getattr(parser.model, "members", None)
+    return "model" if members is None else f"ensemble of {len(members)} models"
 
 
 def threads_note(threads: tuple[int, str] | None, workers: int = 1) -> str:

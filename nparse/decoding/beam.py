@@ -117,13 +117,19 @@ class Step:
     best_marked: np.ndarray  # [G, 3] parent, action, score of the best marked candidate
 
 
-def score_rows(scorer: TransitionScores, table: torch.Tensor, rows: np.ndarray, done: np.ndarray) -> np.ndarray:
-    """Transition scores (float64) of every row, in one scorer call for the rows not yet terminal."""
+def score_rows(
+    scorer: TransitionScores, table: torch.Tensor, rows: np.ndarray, done: np.ndarray, legal: np.ndarray | None = None
+) -> np.ndarray:
+    """Transition scores (float64) of every row, in one scorer call for the rows not yet terminal.
+    A scorer whose scores depend on the legal transitions (an ensemble's averaged probabilities,
+    ``models/ensemble.py``) gets them."""
     scores = np.zeros((rows.shape[0], scorer.n_actions))
     live = ~done
     if live.any():
         with torch.no_grad(), timed("scorer"):
-            if table.device.type == "cpu" and table.dtype == torch.float32 and hasattr(scorer, "numpy_scores"):
+            if legal is not None and hasattr(scorer, "legal_scores"):
+                scores[live] = scorer.legal_scores(table, rows[live], legal[live])
+            elif table.device.type == "cpu" and table.dtype == torch.float32 and hasattr(scorer, "numpy_scores"):
                 scores[live] = scorer.numpy_scores(table.numpy(), rows[live])
             else:
                 index = torch.from_numpy(rows[live]).to(table.device)
@@ -149,7 +155,7 @@ def step(
     """Score every row and select the K best candidates of every group (nothing is applied)."""
     rows, legal, done = inspected if inspected is not None else layout.inspect(states, offsets, table.shape[0] - 1)
     if scores is None:
-        scores = score_rows(scorer, table, rows, done)
+        scores = score_rows(scorer, table, rows, done, legal)
     m, groups = states.shape[0], starts.shape[0] - 1
     if marked is None:
         marked = np.zeros_like(legal)
@@ -224,7 +230,7 @@ def beam_search(
         offsets = sent * layout.width
         with timed("state"):
             rows, legal, done = layout.inspect(states, offsets, table.shape[0] - 1)
-        scores = score_rows(scorer, table, rows, done)
+        scores = score_rows(scorer, table, rows, done, legal)
         if temperature is not None:
             scores = local_scores(scores, legal, temperature)
         if completion is not None:

@@ -1,16 +1,16 @@
 """Decoding a trained network: batches of sentences to labelled trees.
 
-The network (``models.parser.ParserModel``) only computes: BiLSTM vectors, the transition
-scorer's table, label, tag and factor scores. This module runs the decoders on them: the batched
-beam search (greedy is one item), or the maximum spanning tree of the first-order factor, then
-labels every arc of every tree in one labeler call.
+The network (``models.parser.ParserModel``, or several as ``models.ensemble.EnsembleModel``)
+only computes: BiLSTM vectors, the transition scorer's table, label, tag and factor scores. This
+module runs the decoders on them: the batched beam search (greedy is one item), or the maximum
+spanning tree of the first-order factor, then labels every arc of every tree in one labeler call.
 """
 
 from __future__ import annotations
 
 import copy
 from dataclasses import dataclass, replace
-from typing import Sequence
+from typing import Any, Sequence
 
 import numpy as np
 import torch
@@ -18,6 +18,7 @@ from tqdm import tqdm
 
 from ..io.conllu import Sentence, with_comments
 from ..io.data import Batch, bucket_batches, collate, encode
+from ..models.ensemble import EnsembleModel
 from ..models.parser import ParserModel
 from ..systems.base import NONE, single_rooted
 from .beam import beam_search
@@ -26,6 +27,8 @@ from .mst import mst_heads
 from .settings import DecodeSettings
 
 ROOT_LABEL = "root"  # the DEPREL of the root's dependent in UD
+
+Network = ParserModel | EnsembleModel  # what the decoders read scores from
 
 
 @dataclass
@@ -39,9 +42,9 @@ class Parse:
     steps: int | None = None  # transitions of its derivation (None for decoder=mst)
 
 
-def completion_for(model: ParserModel, vectors: torch.Tensor, lengths: list[int]) -> Completion | None:
+def completion_for(model: Network, vectors: Any, lengths: list[int]) -> Completion | None:
     """The completion model's tables for one batch (None without factors)."""
-    if model.completion is None:
+    if not isinstance(model, ParserModel) or model.completion is None:
         return None
     with model.autocast():
         built = Completion.build(model.completion, vectors, lengths)
@@ -50,7 +53,7 @@ def completion_for(model: ParserModel, vectors: torch.Tensor, lengths: list[int]
 
 
 @torch.no_grad()
-def decode_batch(model: ParserModel, batch: Batch, settings: DecodeSettings) -> list[list[Parse]]:
+def decode_batch(model: Network, batch: Batch, settings: DecodeSettings) -> list[list[Parse]]:
     """The ``settings.nbest`` best distinct trees of every sentence of the batch, best first."""
     lengths = [len(e) for e in batch.examples]
     if settings.decoder == "mst":
@@ -81,7 +84,7 @@ def decode_batch(model: ParserModel, batch: Batch, settings: DecodeSettings) -> 
 
 
 def decode_sentences(
-    model: ParserModel, sentences: Sequence[Sentence], settings: DecodeSettings, progress: bool = False
+    model: Network, sentences: Sequence[Sentence], settings: DecodeSettings, progress: bool = False
 ) -> list[list[Parse]]:
     """Every sentence's parses, in input order, parsed in length-bucketed batches."""
     examples = [encode(s, model.vocabs, labels=False) for s in sentences]
@@ -98,9 +101,9 @@ def decode_sentences(
     return results
 
 
-def mst_trees(model: ParserModel, vectors: torch.Tensor, lengths: list[int]) -> list[list[tuple[list[int], float]]]:
+def mst_trees(model: Network, vectors: Any, lengths: list[int]) -> list[list[tuple[list[int], float]]]:
     """The best single-rooted tree of every sentence under the first-order factor alone."""
-    if model.completion is None or not model.has_arc_factor:
+    if not isinstance(model, ParserModel) or model.completion is None or not model.has_arc_factor:
         raise ValueError(
             "decoder=mst needs a model with the first-order factor: train with "
             "model.completion.factors containing 1 (e.g. +exp=completion_2a)"
@@ -115,7 +118,7 @@ def mst_trees(model: ParserModel, vectors: torch.Tensor, lengths: list[int]) -> 
 
 
 def label_trees(
-    model: ParserModel, vectors: torch.Tensor, width: int, trees: list[list[tuple[list[int], float]]]
+    model: Network, vectors: Any, width: int, trees: list[list[tuple[list[int], float]]]
 ) -> list[list[Parse]]:
     """Labels of the arcs of every tree, in one labeler call; ``root`` iff the head is the root
     (UD: the root's dependent and only it is labelled root)."""
@@ -144,7 +147,7 @@ def label_trees(
     return out
 
 
-def predicted_tags(model: ParserModel, vectors: torch.Tensor, lengths: list[int]) -> list[list[str] | None]:
+def predicted_tags(model: Network, vectors: Any, lengths: list[int]) -> list[list[str] | None]:
     """Predicted UPOS of every sentence (index 0: the root), or None without a tagger; never a
     special symbol or "_"."""
     if model.tagger is None:

@@ -87,6 +87,18 @@ class ParserModel(nn.Module):
         dtype = torch.bfloat16 if self.precision == "bf16" else torch.float16
         return torch.autocast(self.device.type, dtype=dtype)
 
+    @property
+    def pos_inputs(self) -> tuple[str, ...]:
+        """The POS columns the model reads from its input (UPOS, XPOS)."""
+        return tuple(
+            name for name, table in (("UPOS", self.encoder.upos), ("XPOS", self.encoder.xpos)) if table is not None
+        )
+
+    def fill_char_cache(self) -> None:
+        """The vocabulary's character vectors, once, in the model's precision (``Encoder.fill_char_cache``)."""
+        with self.autocast():
+            self.encoder.fill_char_cache()
+
     def encode(self, batch: Batch, with_table: bool = True) -> tuple[torch.Tensor, torch.Tensor | None]:
         """BiLSTM vectors and (unless not wanted) the transition scorer's first-layer table."""
         with timed("encoder"), self.autocast():
@@ -98,4 +110,6 @@ class ParserModel(nn.Module):
         self, vectors: torch.Tensor, heads: Sequence[int] | np.ndarray, deps: Sequence[int] | np.ndarray
     ) -> torch.Tensor:
         """Label scores of the arcs heads[i] -> deps[i] (rows of ``vectors`` flattened)."""
-        return self.labeler(vectors, torch.as_tensor(heads, device=self.device), torch.as_tensor(deps, device=self.device))
+        return self.labeler(
+            vectors, torch.as_tensor(heads, device=self.device), torch.as_tensor(deps, device=self.device)
+        )

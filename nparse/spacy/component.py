@@ -57,7 +57,7 @@ class NparseComponent:
         self.parser = shared_parser(model, device, threads, precision)
         self.beam_size = beam_size
         self.batch_size = batch_size
-        self.needs_pos = self.parser.model.encoder.upos is not None
+        self.needs_pos = "UPOS" in self.parser.model.pos_inputs
         self.tags = self.parser.model.tagger is not None
 
     def __call__(self, doc: Doc) -> Doc:

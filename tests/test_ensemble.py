@@ -1,0 +1,167 @@
+"""Ensembles at parse time (``models/ensemble.py``): an ensemble of one parses exactly as its
+model, identical members parse as one, the averaged scores are the mean of the members'
+probabilities over the legal transitions, members reading other vocabularies read the input
+with their own, and members that cannot be averaged are refused with the difference named."""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+import torch
+
+import nparse
+from nparse.api import Parser, checkpoint_paths
+from nparse.io.conllu import read_conllu
+from nparse.io.data import collate, encode
+from nparse.io.vocab import Vocab
+from nparse.models.ensemble import EnsembleModel
+from nparse.models.parser import ParserModel
+from nparse.paths import PROJECT_ROOT
+from nparse.systems import make_system
+
+from .conftest import EWT_DEV
+
+SENTENCES = read_conllu(EWT_DEV)[:150]
+
+
+def trees(parsed) -> list[tuple[list[int], list[str]]]:
+    return [(s.heads, s.deprels) for s in parsed]
+
+
+@pytest.fixture(scope="module")
+def single(tiny_run) -> Parser:
+    return nparse.load(tiny_run / "best.pt", device="cpu", threads=1, precision="fp32")
+
+
+def member(parser: Parser, model: ParserModel, name: str) -> Parser:
+    """Another parser around ``model`` with ``parser``'s training config."""
+    other = Parser(model, parser.config, parser.calibration)
+    other.name = name
+    return other
+
+
+def test_an_ensemble_of_one_parses_exactly_as_its_model(tiny_run, single):
+    ensemble = nparse.load([tiny_run / "best.pt"], device="cpu", threads=1, precision="fp32")
+    assert isinstance(ensemble.model, EnsembleModel) and len(ensemble.model) == 1
+    assert trees(ensemble.parse(SENTENCES)) == trees(single.parse(SENTENCES))
+    for beam in (1, 4):  # heads, labels and derivation scores of the 3 best trees
+        mine = ensemble.parse_nbest(SENTENCES, beam_size=beam, nbest=min(beam, 3))
+        theirs = single.parse_nbest(SENTENCES, beam_size=beam, nbest=min(beam, 3))
+        assert [[(p.heads, p.labels, p.score) for p in ps] for ps in mine] == [
+            [(p.heads, p.labels, p.score) for p in ps] for ps in theirs
+        ]
+        raw = ensemble.parse_nbest(SENTENCES, beam_size=beam, scores="raw")
+        assert [p[0].heads for p in raw] == [
+            p[0].heads for p in single.parse_nbest(SENTENCES, beam_size=beam, scores="raw")
+        ]
+
+
+def test_identical_members_parse_as_their_model(tiny_run, single):
+    """The mean of equal probabilities is that probability: two copies parse as one, greedily
+    and in a beam of local scores."""
+    ensemble = nparse.load(f"{tiny_run / 'best.pt'},{tiny_run / 'best.pt'}", device="cpu", threads=1, precision="fp32")
+    assert len(ensemble.model) == 2
+    assert trees(ensemble.parse(SENTENCES)) == trees(single.parse(SENTENCES))
+    assert trees(ensemble.parse(SENTENCES, beam_size=4)) == trees(single.parse(SENTENCES, beam_size=4))
+
+
+def test_the_scores_are_the_log_of_the_members_mean_legal_probabilities(single):
+    torch.manual_seed(0)
+    small = ParserModel(
+        single.model.vocabs, single.model.system, dataclasses.replace(single.model.options, hidden=40)
+    ).eval()
+    models = [single.model, small]
+    ensemble = EnsembleModel(models, [1.5, 0.7])
+    batch = collate([encode(s, single.model.vocabs, labels=False) for s in SENTENCES[:8]])
+    with torch.no_grad():
+        vectors, table = ensemble.encode(batch)
+        tables = [m.encode(batch)[1] for m in models]
+    assert table is not None and table.shape[-1] == single.model.scorer.hidden + 40
+    rng = np.random.default_rng(0)
+    rows = rng.integers(0, table.shape[0], size=(30, single.model.system.n_slots))
+    legal = rng.random((30, ensemble.scorer.n_actions)) < 0.6
+    legal[:, 0] = True
+    expected = np.zeros(legal.shape)
+    for model, tab, temperature in zip(models, tables, [1.5, 0.7]):
+        with torch.no_grad():
+            scores = model.scorer.scores(tab, torch.from_numpy(rows)).double().numpy() / temperature
+        e = np.where(legal, np.exp(scores - scores.max(1, keepdims=True)), 0.0)
+        expected += e / e.sum(1, keepdims=True) / 2
+    got = ensemble.scorer.legal_scores(table, rows, legal)
+    assert np.allclose(np.exp(got)[legal], expected[legal], atol=1e-6)
+    assert np.all(got[~legal] == 0)
+    with torch.no_grad():  # the torch path (GPU tables) gathers the same rows
+        assert np.allclose(
+            ensemble.scorer._hidden(table, rows, False).numpy(), ensemble.scorer._hidden(table, rows, True), atol=1e-5
+        )
+        heads, deps = np.array([0, 1, 2]), np.array([1, 2, 3])
+        labels = sum(torch.softmax(m.label_scores(v, heads, deps).double(), -1) for m, v in zip(models, vectors)) / 2
+        assert torch.allclose(ensemble.label_scores(vectors, heads, deps).exp(), labels)
+
+
+def test_a_member_with_other_word_ids_reads_the_input_with_its_own(single):
+    """The same network with its word vocabulary in another order (and its embedding rows
+    permuted alike) computes the same vectors only if it reads the words with its own ids."""
+    model = single.model
+    vocabs = copy.deepcopy(model.vocabs)
+    old = model.vocabs.words
+    order = list(range(3)) + list(range(len(old.itos) - 1, 2, -1))
+    words = Vocab()
+    words.itos, words.counts = [old.itos[i] for i in order], [old.counts[i] for i in order]
+    words.stoi = {w: i for i, w in enumerate(words.itos)}
+    vocabs.words = words
+    permuted = copy.deepcopy(model)
+    permuted.vocabs = permuted.encoder.vocabs = vocabs
+    with torch.no_grad():
+        permuted.encoder.words.weight.copy_(model.encoder.words.weight[order])
+    ensemble = Parser.ensemble([single, member(single, permuted, "permuted")])
+    assert ensemble.model.own_inputs == [False, True]
+    assert trees(ensemble.parse(SENTENCES)) == trees(single.parse(SENTENCES))
+
+
+def test_members_that_cannot_be_averaged_are_refused_naming_the_difference(single):
+    model = single.model
+    eager = member(single, ParserModel(model.vocabs, make_system("arceager"), model.options), "eager")
+    eager.config = None  # a model built in code: named by its system's description
+    with pytest.raises(
+        ValueError,
+        match=r"ensemble member eager differs from the first member .*best\.pt: transition system arceager\(.*against archybrid\(",
+    ):
+        Parser.ensemble([single, eager])
+    vocabs = copy.deepcopy(model.vocabs)
+    vocabs.labels = Vocab.build(list(model.vocabs.labels.itos) + ["made:up"], specials=False)
+    relabelled = ParserModel(vocabs, model.system, model.options)
+    with pytest.raises(ValueError, match=r"member relabelled.*label set.*1 only in this one \(made:up\)"):
+        Parser.ensemble([single, member(single, relabelled, "relabelled")])
+    tagging = ParserModel(model.vocabs, model.system, dataclasses.replace(model.options, tagger=True, upos_dim=0))
+    with pytest.raises(ValueError, match=r"tagging predicts UPOS tags and .* does not"):
+        Parser.ensemble([single, member(single, tagging, "tagging")])
+    with pytest.raises(ValueError, match="not of ensembles"):
+        Parser.ensemble([Parser.ensemble([single])])
+
+
+def test_checkpoint_paths_split_on_commas(tmp_path):
+    odd = tmp_path / "a,b.pt"
+    odd.write_bytes(b"")
+    assert checkpoint_paths(str(odd)) == [str(odd)]
+    assert checkpoint_paths("x.pt, y.pt") == ["x.pt", "y.pt"]
+    with pytest.raises(ValueError, match="empty checkpoint path"):
+        checkpoint_paths("x.pt,,y.pt")
+
+
+def test_the_parse_command_parses_with_an_ensemble(tiny_run, tmp_path):
+    one, two = tmp_path / "one.conllu", tmp_path / "two.conllu"
+    ck = tiny_run / "best.pt"
+    for model, out in ((str(ck), one), (f"{ck},{ck}", two)):
+        proc = subprocess.run(
+            [sys.executable, "-m", "nparse.parse", f"model={model}", f"input={EWT_DEV}", f"output={out}", "threads=1"],
+            cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=300,
+        )  # fmt: skip
+        assert proc.returncode == 0, proc.stderr[-2000:]
+    assert one.read_bytes() == two.read_bytes()
+    assert "ensemble of 2" in proc.stderr
