@@ -88,6 +88,8 @@ class TrainerConfig:
     name: str = MISSING
     epochs: int = MISSING
     patience: int = MISSING
+    plateau: int = MISSING
+    plateau_factor: float = MISSING
     batch_size: int = MISSING
     batch_tokens: int = MISSING
     lr: float = MISSING
@@ -213,7 +215,7 @@ ADDED_KEYS: dict[str, dict[str, Any]] = {
         "batch_tokens": 0, "lr_schedule": "constant", "warmup": 0, "average": "none", "average_decay": 0.999,
         "local_loss": "hinge", "transition_loss_weight": 1.0, "label_loss_weight": 1.0, "precision": "fp32",
         "checkpoint_every": 0, "init_from": None, "threads": 0, "distill_from": None, "distill_weight": 1.0,
-        "patience": 0,
+        "patience": 0, "plateau": 0, "plateau_factor": 0.5,
     },
     "decoder": {"name": "beam", "beam_size": 1, "batch_size": 1024, "batch_tokens": 0, "scores": "auto", "temperature": None},
 }  # fmt: skip

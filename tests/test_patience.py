@@ -1,4 +1,5 @@
-"""trainer.patience: training stops on a dev-score rule, and a resumed run keeps its count."""
+"""trainer.patience and trainer.plateau: training stops, and its rate is cut, on dev-score rules;
+a resumed run keeps its count."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import pytest
 import torch
 
 from nparse.eval.scores import Scores
-from nparse.training.patience import epochs_without_gain, patience_exhausted, stop_line
+from nparse.training.patience import epochs_without_gain, patience_exhausted, plateau_cuts, stop_line
 
 from .conftest import EWT_DEV
 
@@ -35,6 +36,14 @@ def test_patience_stops_at_the_right_epoch_on_scripted_dev_scores():
     assert not patience_exhausted([{"epoch": 1}, {"epoch": 2}, {"epoch": 3}], 1)  # no dev set: never
 
 
+def test_plateau_cuts_count_epochs_without_gain_since_the_best_or_the_last_cut():
+    dev = [10.0, 20.0, 15.0, 14.0, 13.0, 12.0, 30.0, 30.0]  # a tie (epoch 8) is no gain
+    assert [plateau_cuts(history(dev[:n]), 2) for n in range(1, 9)] == [0, 0, 0, 1, 1, 2, 2, 2]
+    assert [plateau_cuts(history(dev[:n]), 1) for n in range(1, 9)] == [0, 0, 1, 2, 3, 4, 4, 5]
+    assert plateau_cuts(history(dev), 0) == 0  # 0: never
+    assert plateau_cuts([{"epoch": 1}, {"epoch": 2}, {"epoch": 3}], 1) == 0  # no dev set: never
+
+
 def test_a_resumed_run_keeps_its_patience(tmp_path, monkeypatch, caplog):
     """A trainer with scripted dev scores stops where the rule says, also when the run is cut
     and resumed in between, and a finished run resumed does not train again."""
@@ -57,7 +66,7 @@ def test_a_resumed_run_keeps_its_patience(tmp_path, monkeypatch, caplog):
     def config(epochs: int):
         overrides = ["+exp=archybrid_dynamic", "data.max_train_sentences=30", f"data.dev={dev}", "data.test=null",
                      f"trainer.epochs={epochs}", "trainer.patience=2", "trainer.batch_size=8", "trainer.threads=1",
-                     "trainer.resume=auto"]  # fmt: skip
+                     "trainer.resume=auto", "trainer.plateau=1", "trainer.plateau_factor=0.5"]  # fmt: skip
         with initialize_config_dir(config_dir=str(CONF_DIR), version_base="1.3"):
             return compose(config_name="config", overrides=overrides)
 
@@ -69,6 +78,8 @@ def test_a_resumed_run_keeps_its_patience(tmp_path, monkeypatch, caplog):
         assert [e["dev_las"] for e in first["epochs"]] == [10.0, 20.0, 15.0]
         resumed = Trainer(config(8), run).run()  # epoch 4 (14) is the second without a gain
         assert [e["dev_las"] for e in resumed["epochs"]] == [10.0, 20.0, 15.0, 14.0]
+        # trainer.plateau=1: the rate is halved after epoch 3 (no gain), also across the resume
+        assert [e["lr"] for e in resumed["epochs"]] == [1e-3, 1e-3, 1e-3, 5e-4]
         assert resumed["stopped"].startswith("stopped after epoch 4: no dev LAS gain for 2 epochs")
         again = Trainer(config(8), run).run()  # already stopped: no epoch more
         assert len(again["epochs"]) == 4
@@ -78,7 +89,15 @@ def test_a_resumed_run_keeps_its_patience(tmp_path, monkeypatch, caplog):
     assert "stopped after epoch 4: no dev LAS gain for 2 epochs" in caplog.text
 
 
-def test_a_negative_patience_is_refused_at_start():
+@pytest.mark.parametrize(
+    "overrides, message",
+    [
+        (["trainer.patience=-1"], "trainer.patience=-1: must be at least 0"),
+        (["trainer.plateau=-2"], "trainer.plateau=-2: must be at least 0"),
+        (["trainer.plateau=3", "trainer.plateau_factor=1.5"], "trainer.plateau_factor=1.5: must be between 0 and 1"),
+    ],
+)
+def test_bad_patience_settings_are_refused_at_start(overrides, message):
     from hydra import compose, initialize_config_dir
 
     from nparse import config_schema  # noqa: F401  (registers the config schemas)
@@ -87,6 +106,6 @@ def test_a_negative_patience_is_refused_at_start():
     from nparse.training.settings import check_settings
 
     with initialize_config_dir(config_dir=str(CONF_DIR), version_base="1.3"):
-        cfg = compose(config_name="config", overrides=["+exp=archybrid_dynamic", "trainer.patience=-1"])
-    with pytest.raises(ValueError, match="trainer.patience=-1: must be at least 0"):
+        cfg = compose(config_name="config", overrides=["+exp=archybrid_dynamic", *overrides])
+    with pytest.raises(ValueError, match=message):
         check_settings(Config.composed(cfg))

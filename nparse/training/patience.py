@@ -1,6 +1,7 @@
 """Training length by dev score: stop after ``trainer.patience`` epochs without a dev LAS gain,
-``trainer.epochs`` being the most. Decided from the run's history alone (saved in ``last.pt``),
-so a resumed or preempted run keeps its patience state."""
+``trainer.epochs`` being the most, and (``trainer.plateau``) cut the learning rate after fewer.
+Decided from the run's history alone (saved in ``last.pt``), so a resumed or preempted run keeps
+its patience state."""
 
 from __future__ import annotations
 
@@ -35,3 +36,21 @@ def stop_line(history: Sequence[Mapping[str, Any]], patience: int, max_epochs: i
     if patience_exhausted(history, patience):
         return f"stopped after epoch {last}: no dev LAS gain for {patience} epochs (trainer.patience={patience}){where}"
     return f"trained trainer.epochs={max_epochs} epochs{where}"
+
+
+def plateau_cuts(history: Sequence[Mapping[str, Any]], wait: int) -> int:
+    """How many times the rate has been cut after the epochs of ``history``: once ``wait`` epochs
+    (0: never) have passed without a dev LAS gain since the best epoch or the last cut,
+    whichever is later."""
+    if wait <= 0:
+        return 0
+    cuts, best, since = 0, float("-inf"), 0
+    for record in history:
+        if "dev_las" not in record:
+            continue
+        epoch = int(record["epoch"])
+        if record["dev_las"] > best:
+            best, since = record["dev_las"], epoch
+        elif epoch - since >= wait:
+            cuts, since = cuts + 1, epoch
+    return cuts

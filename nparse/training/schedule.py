@@ -8,6 +8,8 @@ the first ``warmup`` updates) and a linear decay to 0 at the end of the run are 
 
 from __future__ import annotations
 
+from typing import Callable
+
 import torch
 
 SCHEDULES = ("constant", "linear")
@@ -21,15 +23,24 @@ def check_schedule(kind: str, warmup: int) -> None:
         raise ValueError(f"trainer.warmup={warmup}: must be at least 0")
 
 
-def lr_schedule(optimizer: torch.optim.Optimizer, kind: str, warmup: int, total: int) -> torch.optim.lr_scheduler.LambdaLR:
+def lr_schedule(
+    optimizer: torch.optim.Optimizer, kind: str, warmup: int, total: int, scale: Callable[[], float] = lambda: 1.0
+) -> torch.optim.lr_scheduler.LambdaLR:
     """A per-update multiplier of the rate: warm-up over ``warmup`` updates, then constant or a
-    linear decay reaching 0 after ``total`` updates."""
+    linear decay reaching 0 after ``total`` updates, times ``scale()`` (the cuts on a dev
+    plateau, ``trainer.plateau``)."""
     check_schedule(kind, warmup)
 
     def factor(step: int) -> float:
         rise = min(1.0, (step + 1) / warmup) if warmup else 1.0
         if kind == "linear":
-            return rise * max(0.0, 1.0 - step / max(total, 1))
-        return rise
+            return rise * max(0.0, 1.0 - step / max(total, 1)) * scale()
+        return rise * scale()
 
     return torch.optim.lr_scheduler.LambdaLR(optimizer, factor)
+
+
+def refresh_rates(scheduler: torch.optim.lr_scheduler.LambdaLR) -> None:
+    """Set the rates now from the schedule (after its ``scale`` changed), not at the next update."""
+    for group, base, factor in zip(scheduler.optimizer.param_groups, scheduler.base_lrs, scheduler.lr_lambdas):
+        group["lr"] = base * factor(scheduler.last_epoch)

@@ -18,7 +18,6 @@ from ..systems.factors import factor_mask
 from .updates import RESTART_FROM, FullUpdate, GlobalSettings
 
 
-
 def system_options(cfg: Config) -> dict[str, Any]:
     """The ``make_system`` keywords of the config (what a checkpoint keeps as ``system``)."""
     return asdict(cfg.system)
@@ -97,7 +96,7 @@ def check_completion(cfg: Config, settings: GlobalSettings | None) -> None:
 
 # (key, smallest value) of the integer settings checked before anything is loaded.
 INTEGER_SETTINGS = (
-    ("trainer.epochs", 1), ("trainer.patience", 0), ("trainer.batch_size", 1), ("trainer.batch_tokens", 0), ("trainer.seed", None),
+    ("trainer.epochs", 1), ("trainer.patience", 0), ("trainer.plateau", 0), ("trainer.batch_size", 1), ("trainer.batch_tokens", 0), ("trainer.seed", None),
     ("trainer.log_every", 1), ("trainer.checkpoint_every", 0), ("trainer.threads", 0), ("trainer.warmup", 0),
     ("decoder.batch_size", 1), ("decoder.batch_tokens", 0), ("decoder.beam_size", 1),
     ("data.max_train_sentences", 1),
@@ -127,13 +126,17 @@ def check_settings(cfg: Config) -> None:
                     "(or use a beam preset such as +exp=beam_maxv)"
                 )
     if tc.distill_from and tc.is_global:
-        raise ValueError("trainer.distill_from with trainer=global: distillation trains greedily (a beam model can start from the result)")
+        raise ValueError(
+            "trainer.distill_from with trainer=global: distillation trains greedily (a beam model can start from the result)"
+        )
     if not tc.distill_weight >= 0:
         raise ValueError(f"trainer.distill_weight={tc.distill_weight}: must be at least 0")
     check_schedule(tc.lr_schedule, tc.warmup)
     check_average(tc.average, tc.average_decay)
     if not tc.lr > 0:
         raise ValueError(f"trainer.lr={tc.lr}: expected a positive number")
+    if tc.plateau and not 0 < tc.plateau_factor < 1:
+        raise ValueError(f"trainer.plateau_factor={tc.plateau_factor}: must be between 0 and 1 (a cut of the rate)")
     if tc.is_global and tc.completion_init not in ("zero", "random"):
         raise ValueError(f"trainer.completion_init={tc.completion_init}: expected zero or random")
     if cfg.model.segmenter:

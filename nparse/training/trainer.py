@@ -41,9 +41,9 @@ from .distributed import NoWriter, Ranks, barrier, broadcast, gather_counters, s
 from .models import fine_tuned_model, new_model, parameter_groups
 from .distill import Teacher
 from .objectives import Greedy, build_objective
-from .patience import patience_exhausted, stop_line
+from .patience import patience_exhausted, plateau_cuts, stop_line
 from .resume import Preempted, log_to, preempted, resumed_config, stop_signals
-from .schedule import lr_schedule
+from .schedule import lr_schedule, refresh_rates
 from .segmenting import segment_run
 from .settings import check_settings, device_and_precision, system_options
 
@@ -113,7 +113,10 @@ class Trainer:
         beta1, beta2 = tc.betas
         self.optimizer = torch.optim.Adam(groups, lr=tc.lr, betas=(beta1, beta2))
         per_epoch = -(-len(self.train_examples) // (tc.batch_size * self.ranks.world))  # about
-        self.scheduler = lr_schedule(self.optimizer, tc.lr_schedule, tc.warmup, per_epoch * tc.epochs)
+        self.lr_scale = 1.0  # trainer.plateau_factor to the power of the cuts so far (set before each epoch)
+        self.scheduler = lr_schedule(
+            self.optimizer, tc.lr_schedule, tc.warmup, per_epoch * tc.epochs, lambda: self.lr_scale
+        )  # fmt: skip
         self.average = WeightAverage(self.model, tc.average, tc.average_decay)
         self.model.set_precision(self.precision)
         # fp16 gradients underflow without loss scaling; bf16 has float32's range and needs none.
@@ -345,6 +348,21 @@ class Trainer:
                 logging.getLogger().removeHandler(self.log_handler)
                 self.log_handler.close()
 
+    def cut_on_plateau(self, epoch: int) -> None:
+        """The rate for ``epoch``: cut by ``trainer.plateau_factor`` for every ``trainer.plateau``
+        epochs without a dev LAS gain (``patience.plateau_cuts``; from the history, so a resumed
+        run goes on at its rate); rank 0 decides."""
+        tc = self.cfg.trainer
+        cuts = int(broadcast(plateau_cuts(self.history, tc.plateau) if self.ranks.main else 0, self.ranks))  # type: ignore[call-overload]
+        scale = tc.plateau_factor**cuts
+        if scale != self.lr_scale:
+            self.lr_scale = scale
+            refresh_rates(self.scheduler)
+            log.info(
+                "epoch %d: learning rate %.3g (x%g: cut %d time%s, each after %d epochs without a dev LAS gain; trainer.plateau)",
+                epoch, self.optimizer.param_groups[0]["lr"], scale, cuts, "s" * (cuts != 1), tc.plateau,
+            )  # fmt: skip
+
     def _run(self) -> dict:
         tc = self.cfg.trainer
         main = self.ranks.main
@@ -360,12 +378,17 @@ class Trainer:
                 tc.patience,
                 tc.epochs,
             )
+        if tc.plateau and not self.data.dev:
+            log.warning("trainer.plateau=%d needs a dev set (data.dev): the rate is never cut", tc.plateau)
         for epoch in range(self.epoch + 1, tc.epochs + 1):
             # Before each epoch, so that a resumed run that had already stopped stays stopped.
             if broadcast(main and patience_exhausted(self.history, tc.patience), self.ranks):
                 break
+            self.cut_on_plateau(epoch)
             stats = self.train_epoch(epoch)
             record: dict[str, Any] = {"epoch": epoch, **stats}
+            if tc.plateau:
+                record["lr"] = self.optimizer.param_groups[0]["lr"]
             if self.data.dev and main:
                 with self.average.applied():  # averaged weights are what is evaluated and kept
                     dev = self.evaluate(self.data.dev, self.run_dir / "dev.pred.conllu", calibrate=True)
