@@ -9,8 +9,9 @@ every treebank and arm, each run's ``best.pt`` parses dev and test greedily and 
 ``--beam`` with the model's own scores (``decoder.scores=auto``: local scores at the temperature
 fitted on dev for greedily trained models, what ``trainer.global_scores`` says for global ones),
 written once to ``{dev,test}.{greedy,beam<K>}.conllu`` in the run folder; the table gives the
-mean and sd over seeds of their LAS. ``p`` is the one-sided paired bootstrap on the
-pooled test sets (seed i of the arm paired with seed i of the baseline, same decoding;
+mean and sd over seeds of their LAS (and test UAS), the epochs trained and the best dev epoch
+(means over seeds), and the wall time of training with its dev evaluations (train.log). ``p``
+is the one-sided paired bootstrap on the pooled test sets (seed i of the arm paired with seed i of the baseline, same decoding;
 ``nparse/eval/significance.py``); ``beam - greedy`` is the same test within an arm.
 """
 
@@ -18,6 +19,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import statistics
+import time
 from collections import defaultdict
 from pathlib import Path
 
@@ -31,8 +34,8 @@ from nparse.eval.significance import compare_files
 from nparse.io.conllu import read_conllu, write_conllu
 
 
-def predictions(run: Path, beam: int) -> dict[str, tuple[Path, float]]:
-    """(prediction file, LAS) of dev and test parsed by the run's best.pt with a beam of
+def predictions(run: Path, beam: int) -> dict[str, tuple[Path, float, float]]:
+    """(prediction file, LAS, UAS) of dev and test parsed by the run's best.pt with a beam of
     ``beam`` (1: greedy) and the model's own scores."""
     cfg = OmegaConf.load(run / "config.yaml")
     parser = None
@@ -46,8 +49,17 @@ def predictions(run: Path, beam: int) -> dict[str, tuple[Path, float]]:
             best = [p[0] for p in parser.parse_nbest(gold, beam_size=beam, decoder="beam")]
             write_conllu(gold, path, [p.heads for p in best], [p.labels for p in best])
         pred = read_conllu(path)
-        out[split] = (path, score(gold, [s.heads for s in pred], [s.deprels for s in pred]).las)
+        scores = score(gold, [s.heads for s in pred], [s.deprels for s in pred])
+        out[split] = (path, scores.las, scores.uas)
     return out
+
+
+def training(run: Path, metrics: dict) -> tuple[int, int, float]:
+    """Epochs trained, the best dev epoch and the wall time in minutes (train.log's first to
+    last line: the epochs and their dev evaluations)."""
+    stamps = [line[1:24] for line in (run / "train.log").read_text().splitlines() if line.startswith("[20")]
+    first, last = (time.mktime(time.strptime(s[:19], "%Y-%m-%d %H:%M:%S")) for s in (stamps[0], stamps[-1]))
+    return len(metrics["epochs"]), int(metrics["best"]["epoch"]), (last - first) / 60
 
 
 def main() -> None:
@@ -61,8 +73,9 @@ def main() -> None:
     torch.set_num_threads(args.threads)
     arms = dict(a.split("=", 1) for a in args.arms)
     baseline = args.baseline or next(iter(arms))
-    # rows[(data, arm, decoding)][seed] = (dev LAS, test LAS, test prediction file)
-    rows: dict[tuple[str, str, str], dict[int, tuple[float, float, Path]]] = defaultdict(dict)
+    # rows[(data, arm, decoding)][seed] = (dev LAS, test LAS, test prediction file, test UAS)
+    rows: dict[tuple[str, str, str], dict[int, tuple[float, float, Path, float]]] = defaultdict(dict)
+    trained: dict[tuple[str, str], dict[int, tuple[int, int, float]]] = defaultdict(dict)
     golds: dict[str, Path] = {}
     for arm, folder in arms.items():
         for run in sorted(Path(folder).glob("*_s*")):
@@ -74,13 +87,17 @@ def main() -> None:
                 continue
             cfg = OmegaConf.load(run / "config.yaml")
             golds[data] = split_path(cfg.data, "test")
+            trained[(data, arm)][int(seed)] = training(run, metrics)
             for k in sorted({1, args.beam}):
                 got = predictions(run, k)
                 rows[(data, arm, "greedy" if k == 1 else f"beam {k}")][int(seed)] = (
-                    got["dev"][1], got["test"][1], got["test"][0]
+                    got["dev"][1], got["test"][1], got["test"][0], got["test"][2]
                 )  # fmt: skip
-    print(f"| treebank | arm | decoding | seeds | dev LAS | test LAS | test vs {baseline} (p) | test beam vs greedy (p) |")
-    print("|---|---|---|---|---|---|---|---|")
+    print(
+        f"| treebank | arm | decoding | seeds | epochs (best) | wall min | dev LAS | test UAS | test LAS "
+        f"| test vs {baseline} (p) | test beam vs greedy (p) |"
+    )
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
     for data in sorted(golds):
         gold = read_conllu(golds[data])
         for arm in arms:
@@ -91,6 +108,10 @@ def main() -> None:
                 seeds = sorted(got)
                 dev = [got[s][0] for s in seeds]
                 test = [got[s][1] for s in seeds]
+                uas = [got[s][3] for s in seeds]
+                runs = [trained[(data, arm)][s] for s in seeds]
+                epochs = f"{statistics.mean(r[0] for r in runs):.0f} ({statistics.mean(r[1] for r in runs):.0f})"
+                wall = f"{statistics.mean(r[2] for r in runs):.1f}"
                 versus = "-"
                 base = rows.get((data, baseline, decoding), {})
                 paired = [s for s in seeds if s in base]
@@ -107,7 +128,8 @@ def main() -> None:
                     )  # fmt: skip
                     within = f"{delta:+.2f} (p = {p:.4f})"
                 print(
-                    f"| {data} | {arm} | {decoding} | {','.join(map(str, seeds))} | {mean_sd(dev)} | {mean_sd(test)} "
+                    f"| {data} | {arm} | {decoding} | {','.join(map(str, seeds))} | {epochs} | {wall} | {mean_sd(dev)} "
+                    f"| {mean_sd(uas)} | {mean_sd(test)} "
                     f"| {versus} | {within} |"
                 )
 
