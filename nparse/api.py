@@ -9,7 +9,7 @@ from typing import Any, Callable, Iterable, Sequence
 
 
 from . import checkpoint
-from .checkpoint import config_from_state, model_from_state
+from .checkpoint import checkpoint_paths, config_from_state, model_from_state
 from .config import Config
 from .decoding.decode import Parse, decode_sentences, nbest_sentences, parsed_sentence
 from .decoding.settings import DecodeSettings
@@ -261,17 +261,6 @@ def check_token_lists(items: list) -> None:
                     f"sentence {k}, token {i}: {token!r} is not a non-empty string without spaces; "
                     "a token with a space would become two words"
                 )
-
-
-def checkpoint_paths(path: str | Path | Sequence[str | Path]) -> list[str | Path]:
-    """The checkpoints named: one path, a list, or paths joined by commas (an existing file whose
-    name has a comma is one path)."""
-    if isinstance(path, Path) or (isinstance(path, str) and ("," not in path or Path(path).exists())):
-        return [path]
-    items = path.split(",") if isinstance(path, str) else list(path)
-    if not items or any(not str(p).strip() for p in items):
-        raise ValueError(f"model={path!r}: an empty checkpoint path; join several with commas: model=ck1.pt,ck2.pt")
-    return [p.strip() if isinstance(p, str) else p for p in items]
 
 
 def load(

@@ -12,7 +12,7 @@ import os
 import pickle
 import tempfile
 from pathlib import Path
-from typing import Any
+from typing import Any, Sequence
 
 import torch
 
@@ -102,3 +102,14 @@ def attach_segmenter(path: str | Path, model: bytes) -> None:
     state = load(path)
     state["segmenter"] = torch.frombuffer(bytearray(model), dtype=torch.uint8)
     save_atomic(state, path)
+
+
+def checkpoint_paths(path: str | Path | Sequence[str | Path]) -> list[str | Path]:
+    """The checkpoints named: one path, a list, or paths joined by commas (an existing file whose
+    name has a comma is one path)."""
+    if isinstance(path, Path) or (isinstance(path, str) and ("," not in path or Path(path).exists())):
+        return [path]
+    items = path.split(",") if isinstance(path, str) else list(path)
+    if not items or any(not str(p).strip() for p in items):
+        raise ValueError(f"{path!r}: an empty checkpoint path; join several with commas: ck1.pt,ck2.pt")
+    return [p.strip() if isinstance(p, str) else p for p in items]

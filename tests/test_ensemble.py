@@ -165,3 +165,32 @@ def test_the_parse_command_parses_with_an_ensemble(tiny_run, tmp_path):
         assert proc.returncode == 0, proc.stderr[-2000:]
     assert one.read_bytes() == two.read_bytes()
     assert "ensemble of 2" in proc.stderr
+
+
+def test_a_student_can_learn_from_an_ensemble(tiny_run):
+    """trainer.distill_from=ck1,ck2: the teacher is the ensemble; two copies teach what one does."""
+    import random
+
+    from nparse.training.distill import Teacher
+    from nparse.training.local import train_loop
+    from nparse.systems import make_oracle
+
+    ck = tiny_run / "best.pt"
+    options = dataclasses.asdict(nparse.load(ck, device="cpu").config.system)  # type: ignore[union-attr]
+    one = Teacher(ck, options, torch.device("cpu"))
+    two = Teacher([ck, ck], options, torch.device("cpu"))
+    assert isinstance(two.model, EnsembleModel) and two.temperature == one.temperature
+    model = one.model
+    sents = SENTENCES[:16]
+    batch = collate([encode(s, model.vocabs) for s in sents])
+    oracle = make_oracle(model.system, "dynamic")
+    for e in batch.examples:
+        e.gold = oracle.prepare(e.sent.heads)
+    with torch.no_grad():
+        _, table = model.encode(batch)
+    configs = [model.system.initial(len(e)) for e in batch.examples]
+    steps = train_loop(model.system, oracle, model.scorer, table, configs, [e.gold for e in batch.examples],
+                       [b * batch.width for b in range(16)], 0.0, random.Random(0))  # fmt: skip
+    legal = torch.tensor(steps.legal)
+    single, joint = one.log_probs(one.table(batch), steps), two.log_probs(two.table(batch), steps)
+    assert torch.allclose(single[legal], joint[legal], atol=1e-5)

@@ -13,32 +13,47 @@ from __future__ import annotations
 
 import logging
 from pathlib import Path
+from typing import Sequence
 
+import numpy as np
 import torch
 import torch.nn.functional as F
 
 from .. import checkpoint
 from ..checkpoint import model_from_state
 from ..io.data import Batch, collate, encode
+from ..models.ensemble import EnsembleModel, check_members
+from ..models.parser import ParserModel
 from .local import NEG_INF, Steps
 
 log = logging.getLogger("nparse.train")
 
 
 class Teacher:
-    """A trained parser's transition scores for the configurations a student visits."""
+    """A trained parser's transition scores for the configurations a student visits; several
+    checkpoints teach as one ensemble (``models/ensemble.py``: the mean of their probabilities,
+    each at its own temperature; the student's softmax takes their mean temperature)."""
 
-    def __init__(self, path: Path, system_options: dict, device: torch.device):
-        state = checkpoint.load(path, device)
-        if state["system"] != system_options:
-            raise ValueError(
-                f"trainer.distill_from={path}: the teacher's system {state['system']} differs from "
-                f"system={system_options}; a student learns the transition scores of its own system"
-            )
-        self.model = model_from_state(state, device, path)
-        calibration = state.get("calibration") or {}
-        self.temperature = float(calibration.get("temperature", 1.0))
-        log.info("distilling from %s (its temperature %.3f)", path, self.temperature)
+    def __init__(self, paths: Path | Sequence[Path], system_options: dict, device: torch.device):
+        paths = [paths] if isinstance(paths, Path) else list(paths)
+        models, temperatures = [], []
+        for path in paths:
+            state = checkpoint.load(path, device)
+            if state["system"] != system_options:
+                raise ValueError(
+                    f"trainer.distill_from={path}: the teacher's system {state['system']} differs from "
+                    f"system={system_options}; a student learns the transition scores of its own system"
+                )
+            models.append(model_from_state(state, device, path))
+            temperatures.append(float((state.get("calibration") or {}).get("temperature", 1.0)))
+        check_members(models, [str(p) for p in paths], [system_options] * len(paths))
+        self.model: ParserModel | EnsembleModel = models[0] if len(models) == 1 else EnsembleModel(models, temperatures)
+        self.temperature = sum(temperatures) / len(temperatures)
+        log.info(
+            "distilling from %s (temperature %s)",
+            ", ".join(map(str, paths)),
+            ", ".join(f"{t:.3f}" for t in temperatures),
+        )
 
     @torch.no_grad()
     def table(self, batch: Batch) -> torch.Tensor:
@@ -52,13 +67,18 @@ class Teacher:
     @torch.no_grad()
     def log_probs(self, table: torch.Tensor, steps: Steps) -> torch.Tensor:
         """[steps, actions] log-probabilities of the legal transitions at its temperature."""
+        if isinstance(self.model, EnsembleModel):  # the log of the members' mean probabilities
+            mean = self.model.scorer.legal_scores(table, np.asarray(steps.rows), np.asarray(steps.legal, dtype=bool))
+            return torch.from_numpy(mean).to(table.device, torch.float32)
         rows = torch.tensor(steps.rows, device=table.device)
         legal = torch.tensor(steps.legal, device=table.device)
         scores = self.model.scorer.scores(table, rows) / self.temperature
         return torch.log_softmax(scores.masked_fill(~legal, NEG_INF), dim=1)
 
 
-def distill_loss(scorer, table: torch.Tensor, steps: Steps, teacher_logp: torch.Tensor, temperature: float) -> torch.Tensor:
+def distill_loss(
+    scorer, table: torch.Tensor, steps: Steps, teacher_logp: torch.Tensor, temperature: float
+) -> torch.Tensor:
     """Sum over steps of KL(teacher || student) over the legal transitions, times T^2."""
     if not steps.rows:
         return table.sum() * 0.0

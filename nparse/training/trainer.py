@@ -23,7 +23,7 @@ from omegaconf import DictConfig, OmegaConf
 from tqdm import tqdm
 
 from .. import checkpoint
-from ..checkpoint import model_from_state
+from ..checkpoint import checkpoint_paths, model_from_state
 from ..config import Config
 from ..decoding.decode import decode_sentences, parsed_sentence
 from ..decoding.settings import DecodeSettings
@@ -98,8 +98,8 @@ class Trainer:
             self._build()
         if tc.distill_from:
             assert isinstance(self.objective, Greedy)  # check_settings: greedy training only
-            path = resolve_path(tc.distill_from, "trainer.distill_from")
-            self.objective.teacher = Teacher(path, system_options(cfg), self.device)
+            paths = [resolve_path(str(p), "trainer.distill_from") for p in checkpoint_paths(tc.distill_from)]
+            self.objective.teacher = Teacher(paths, system_options(cfg), self.device)
             self.objective.distill_weight = tc.distill_weight
         start = time.perf_counter()
         self.train_examples = prepare_examples(self.data.train, self.vocabs, self.oracle, self.data.skipped)
