@@ -97,17 +97,27 @@ class Parser:
         """One parser averaging the members' normalized transition, label and tag scores at every
         step (``models/ensemble.py``), decoding as the first member's training config says.
         Members must share the transition system and the label set; the error names the member
-        and the difference. An ensemble of one parses exactly as its member."""
+        and the difference. An ensemble of one parses exactly as its member (a model with a
+        completion model is that member itself).
+
+        Each member's probabilities are taken at its own temperature (``Parser.settings``), so the
+        ensemble's own is 1: a ``temperature`` given when parsing sharpens (below 1) or flattens
+        the averaged distribution, and ``scores`` changes nothing (the beam sums the logarithm of
+        the averaged probabilities either way)."""
         members = list(members)
         models = [m.model for m in members if isinstance(m.model, ParserModel)]
         if not members or len(models) != len(members):
             raise ValueError("an ensemble is made of one or more single models (not of ensembles)")
-        check_members(models, [m.name for m in members], [system_of(m.config) for m in members])
         first = members[0]
+        if len(members) == 1 and models[0].completion is not None:
+            return first
+        check_members(models, [m.name for m in members], [system_of(m.config) for m in members])
         temperatures = [m.settings.temperature or 1.0 for m in members]
         parser = cls(
             EnsembleModel(models, temperatures), first.config, first.calibration if len(members) == 1 else None
         )
+        if len(members) > 1:  # the members' temperatures are applied; not the first's again
+            parser.settings = parser.settings.override(scores="local", temperature=1.0)
         parser.name = ",".join(m.name for m in members)
         log.info("ensemble of %d models: %s", len(members), ", ".join(m.name for m in members))
         parser.threads, parser.precision = first.threads, first.precision

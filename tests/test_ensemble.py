@@ -70,6 +70,37 @@ def test_identical_members_parse_as_their_model(tiny_run, single):
     assert trees(ensemble.parse(SENTENCES, beam_size=4)) == trees(single.parse(SENTENCES, beam_size=4))
 
 
+def test_a_temperature_in_the_members_config_is_applied_once(single):
+    """A member's own temperature (here its config's decoder.temperature) is applied to its
+    scores, and not again to the averaged ones: two copies still parse as one in a beam."""
+    config = copy.deepcopy(single.config)
+    config.decoder.temperature = 3.0
+    hot = member(single, single.model, "hot")
+    hot.config, hot.settings = config, Parser(single.model, config, single.calibration).settings
+    assert hot.settings.temperature == 3.0
+    ensemble = Parser.ensemble([hot, member(hot, single.model, "hot2")])
+    assert ensemble.model.scorer.temperatures == [3.0, 3.0] and ensemble.settings.temperature == 1.0
+    mine = ensemble.parse_nbest(SENTENCES[:60], beam_size=4, nbest=2)
+    theirs = Parser(single.model, config, single.calibration).parse_nbest(SENTENCES[:60], beam_size=4, nbest=2)
+    assert [[p.heads for p in ps] for ps in mine] == [[p.heads for p in ps] for ps in theirs]
+    assert np.allclose([p.score for ps in mine for p in ps], [p.score for ps in theirs for p in ps], atol=1e-6)
+    with pytest.raises(ValueError, match="decoder=mst: an ensemble averages transition scores"):
+        ensemble.parse_nbest(SENTENCES[:2], decoder="mst")
+
+
+def test_averaging_stays_in_the_log_domain():
+    """A transition 2,000 below the best in every member has a probability below float64's
+    range: its averaged log-probability is still finite (a distillation target must be)."""
+    from nparse.models.ensemble import _log_softmax, log_mean_exp
+
+    scores = np.array([[0.0, -2000.0, 5.0]])
+    legal = np.array([[True, True, False]])
+    logp = _log_softmax(scores, legal)
+    assert np.isfinite(logp[legal]).all() and logp[0, 2] == -np.inf
+    mean = log_mean_exp([logp, _log_softmax(scores - 1.0, legal)])
+    assert np.allclose(mean[legal], logp[legal])
+
+
 def test_the_scores_are_the_log_of_the_members_mean_legal_probabilities(single):
     torch.manual_seed(0)
     small = ParserModel(

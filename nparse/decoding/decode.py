@@ -103,7 +103,9 @@ def decode_sentences(
 
 def mst_trees(model: Network, vectors: Any, lengths: list[int]) -> list[list[tuple[list[int], float]]]:
     """The best single-rooted tree of every sentence under the first-order factor alone."""
-    if not isinstance(model, ParserModel) or model.completion is None or not model.has_arc_factor:
+    if isinstance(model, EnsembleModel):
+        raise ValueError("decoder=mst: an ensemble averages transition scores; decode it with decoder=greedy or beam")
+    if model.completion is None or not model.has_arc_factor:
         raise ValueError(
             "decoder=mst needs a model with the first-order factor: train with "
             "model.completion.factors containing 1 (e.g. +exp=completion_2a)"

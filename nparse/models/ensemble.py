@@ -52,15 +52,18 @@ def _few(items: list[str]) -> str:
     return ", ".join(items[:5]) + (", ..." if len(items) > 5 else "")
 
 
-def check_members(models: Sequence[ParserModel], names: Sequence[str], systems: Sequence[dict | None]) -> None:
+def check_members(
+    models: Sequence[ParserModel], names: Sequence[str], systems: Sequence[dict | None], decoding: bool = True
+) -> None:
     """Refuse members that cannot be averaged, naming the member and what differs from the first:
     the transition system (``systems``: each checkpoint's system options, None for a model built
-    in code), the label set, the tag set of members that tag, a completion model (not averaged)."""
+    in code), the label set, the tag set of members that tag, and (``decoding``: when they parse,
+    not when they teach) a completion model, whose factor scores are not averaged."""
     if not models:
         raise ValueError("an ensemble needs at least one model")
     first, first_name = models[0], names[0]
     for model, name, system in zip(models, names, systems):
-        if model.completion is not None:
+        if decoding and model.completion is not None:
             raise ValueError(
                 f"ensemble member {name} has a completion model (model.completion.factors); "
                 "ensembles average transition scores only: use models without factors"
@@ -96,20 +99,24 @@ def system_of(config: Any) -> dict | None:
     return None if config is None else asdict(config.system)
 
 
-def _softmax(scores: np.ndarray, allowed: np.ndarray | None = None) -> np.ndarray:
-    """Row-wise softmax (over ``allowed`` entries only, 0 elsewhere)."""
-    z = scores if allowed is None else np.where(allowed, scores, -np.inf)
+def _log_softmax(scores: np.ndarray, allowed: np.ndarray) -> np.ndarray:
+    """Row-wise log-softmax over the ``allowed`` entries (-inf elsewhere), finite where allowed."""
+    z = np.where(allowed, scores, -np.inf)
     top = z.max(1, keepdims=True)
     top = np.where(np.isfinite(top), top, 0.0)
-    e = np.exp(z - top)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.nan_to_num(e / e.sum(1, keepdims=True))
-
-
-def _mean_log(probs: list[np.ndarray]) -> np.ndarray:
-    """The logarithm of the members' mean probabilities (-inf where all are 0)."""
     with np.errstate(divide="ignore"):
-        return np.log(sum(probs) / len(probs))
+        return z - top - np.log(np.exp(z - top).sum(1, keepdims=True))
+
+
+def log_mean_exp(logps: Sequence[np.ndarray]) -> np.ndarray:
+    """The log of the mean of probabilities given as logarithms, without leaving the log domain
+    (a probability below 1e-308 in every member stays finite)."""
+    with np.errstate(invalid="ignore"):
+        return np.logaddexp.reduce(np.stack(logps), axis=0) - np.log(len(logps))
+
+
+def torch_log_mean_exp(logps: Sequence[torch.Tensor]) -> torch.Tensor:
+    return torch.logsumexp(torch.stack(list(logps)), 0) - float(np.log(len(logps)))
 
 
 class EnsembleScorer:
@@ -143,7 +150,7 @@ class EnsembleScorer:
                 return only.numpy_scores(table.numpy(), rows).astype(np.float64)
             return only.scores(table, torch.from_numpy(rows).to(table.device)).double().cpu().numpy()
         hidden = self._hidden(table, rows, numpy)
-        probs = []
+        logps = []
         for scorer, (lo, hi), temperature in zip(self.scorers, self.columns, self.temperatures):
             if numpy:
                 h = np.tanh(hidden[:, lo:hi] + scorer.first.bias.detach().numpy())
@@ -151,8 +158,8 @@ class EnsembleScorer:
             else:
                 h = torch.tanh(hidden[:, lo:hi] + scorer.first.bias)
                 member = scorer.out(h).double().cpu().numpy()
-            probs.append(_softmax(member.astype(np.float64) / temperature, legal))
-        return np.where(legal, _mean_log(probs), 0.0)
+            logps.append(_log_softmax(member.astype(np.float64) / temperature, legal))
+        return np.where(legal, log_mean_exp(logps), 0.0)
 
     def _hidden(self, table: torch.Tensor, rows: np.ndarray, numpy: bool) -> Any:
         """Every member's first-layer sums (without bias) for the rows, in one gather: [N, hidden]."""
@@ -168,13 +175,14 @@ class EnsembleTagger:
     """UPOS scores of an ensemble: the log of the members' mean tag probabilities."""
 
     def __init__(self, models: Sequence[ParserModel]):
-        self.taggers = [m.tagger for m in models]
+        self.taggers = [m.tagger for m in models if m.tagger is not None]  # all tag (check_members)
 
     def __call__(self, vectors: list[torch.Tensor]) -> torch.Tensor:
         if len(self.taggers) == 1:
-            return self.taggers[0](vectors[0])  # type: ignore[misc]  # members that tag
-        probs = [torch.softmax(tagger(v).double(), -1) for tagger, v in zip(self.taggers, vectors)]  # type: ignore[misc]
-        return torch.log(torch.stack(probs).mean(0))
+            return self.taggers[0](vectors[0])
+        return torch_log_mean_exp(
+            [torch.log_softmax(tagger(v).double(), -1) for tagger, v in zip(self.taggers, vectors)]
+        )
 
 
 class EnsembleModel:
@@ -252,5 +260,6 @@ class EnsembleModel:
         probabilities (one member's raw scores)."""
         if len(self.members) == 1:
             return self.members[0].label_scores(vectors[0], heads, deps)
-        probs = [torch.softmax(m.label_scores(v, heads, deps).double(), -1) for m, v in zip(self.members, vectors)]
-        return torch.log(torch.stack(probs).mean(0))
+        return torch_log_mean_exp(
+            [torch.log_softmax(m.label_scores(v, heads, deps).double(), -1) for m, v in zip(self.members, vectors)]
+        )

@@ -46,7 +46,8 @@ class Teacher:
                 )
             models.append(model_from_state(state, device, path))
             temperatures.append(float((state.get("calibration") or {}).get("temperature", 1.0)))
-        check_members(models, [str(p) for p in paths], [system_options] * len(paths))
+        if len(models) > 1:
+            check_members(models, [str(p) for p in paths], [system_options] * len(paths), decoding=False)
         self.model: ParserModel | EnsembleModel = models[0] if len(models) == 1 else EnsembleModel(models, temperatures)
         self.temperature = sum(temperatures) / len(temperatures)
         log.info(

@@ -114,6 +114,7 @@ class Trainer:
         self.optimizer = torch.optim.Adam(groups, lr=tc.lr, betas=(beta1, beta2))
         per_epoch = -(-len(self.train_examples) // (tc.batch_size * self.ranks.world))  # about
         self.lr_scale = 1.0  # trainer.plateau_factor to the power of the cuts so far (set before each epoch)
+        self.rates_set = False  # whether cut_on_plateau has set the rates of this process's first epoch
         self.scheduler = lr_schedule(
             self.optimizer, tc.lr_schedule, tc.warmup, per_epoch * tc.epochs, lambda: self.lr_scale
         )  # fmt: skip
@@ -355,9 +356,11 @@ class Trainer:
         tc = self.cfg.trainer
         cuts = int(broadcast(plateau_cuts(self.history, tc.plateau) if self.ranks.main else 0, self.ranks))  # type: ignore[call-overload]
         scale = tc.plateau_factor**cuts
-        if scale != self.lr_scale:
-            self.lr_scale = scale
+        changed = scale != self.lr_scale
+        if changed or not self.rates_set:  # also at a resume: the saved rate may be from other settings
+            self.lr_scale, self.rates_set = scale, True
             refresh_rates(self.scheduler)
+        if changed:
             log.info(
                 "epoch %d: learning rate %.3g (x%g: cut %d time%s, each after %d epochs without a dev LAS gain; trainer.plateau)",
                 epoch, self.optimizer.param_groups[0]["lr"], scale, cuts, "s" * (cuts != 1), tc.plateau,
@@ -385,10 +388,11 @@ class Trainer:
             if broadcast(main and patience_exhausted(self.history, tc.patience), self.ranks):
                 break
             self.cut_on_plateau(epoch)
+            rate = self.optimizer.param_groups[0]["lr"]  # at the epoch's start
             stats = self.train_epoch(epoch)
             record: dict[str, Any] = {"epoch": epoch, **stats}
             if tc.plateau:
-                record["lr"] = self.optimizer.param_groups[0]["lr"]
+                record["lr"] = rate
             if self.data.dev and main:
                 with self.average.applied():  # averaged weights are what is evaluated and kept
                     dev = self.evaluate(self.data.dev, self.run_dir / "dev.pred.conllu", calibrate=True)
