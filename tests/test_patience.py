@@ -87,6 +87,7 @@ def test_a_resumed_run_keeps_its_patience(tmp_path, monkeypatch, caplog):
         torch.set_num_threads(threads)
     assert json.loads((run / "metrics.json").read_text())["stopped"] == again["stopped"]
     assert "stopped after epoch 4: no dev LAS gain for 2 epochs" in caplog.text
+    assert "epoch 3: " in caplog.text and "dev UAS 15.00 LAS 15.00, 1/2 epochs without a gain" in caplog.text
 
 
 @pytest.mark.parametrize(

@@ -41,7 +41,7 @@ from .distributed import NoWriter, Ranks, barrier, broadcast, gather_counters, s
 from .models import fine_tuned_model, new_model, parameter_groups
 from .distill import Teacher
 from .objectives import Greedy, build_objective
-from .patience import patience_exhausted, plateau_cuts, stop_line
+from .patience import epochs_without_gain, patience_exhausted, plateau_cuts, stop_line
 from .resume import Preempted, log_to, preempted, resumed_config, stop_signals
 from .schedule import lr_schedule, refresh_rates
 from .segmenting import segment_run
@@ -410,7 +410,9 @@ class Trainer:
                 checkpoint.save_atomic(self.checkpoint_state(with_optimizer=True), self.run_dir / "last.pt")
                 self.write_metrics()
             barrier(self.ranks)  # the other ranks wait for rank 0's evaluation and checkpoints
-            log.info("%s", epoch_line(epoch, stats, record, improved))
+            waited = epochs_without_gain(self.history) if tc.patience and "dev_las" in record else 0
+            patience = f", {waited}/{tc.patience} epochs without a gain (trainer.patience)" if waited else ""
+            log.info("%s%s", epoch_line(epoch, stats, record, improved), patience)
         extra: dict[str, Any] = {}
         if main and self.history:
             extra["stopped"] = stop_line(self.history, tc.patience, tc.epochs)
