@@ -193,9 +193,6 @@ class EnsembleModel:
         first = self.members[0]
         self.vocabs = first.vocabs  # decode_sentences reads the input with the first member's
         self.system = first.system
-        self.factor_mask = 0
-        self.completion = None
-        self.has_arc_factor = False
         # Members whose input vocabularies differ from the first's read the sentences again.
         self.own_inputs = [vocab_difference(first.vocabs, m.vocabs, INPUT_TABLES) is not None for m in self.members]
         self.scorer = EnsembleScorer(self.members, temperatures)
@@ -216,10 +213,6 @@ class EnsembleModel:
     def pos_inputs(self) -> tuple[str, ...]:
         """The POS columns any member reads."""
         return tuple(dict.fromkeys(p for m in self.members for p in m.pos_inputs))
-
-    def set_precision(self, precision: str) -> None:
-        for m in self.members:
-            m.set_precision(precision)
 
     def eval(self) -> "EnsembleModel":
         for m in self.members:
