@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 import torch
 
-from nparse.decoding.beam import beam_search
+from nparse.decoding.beam import beam_search, greedy_search, kbest_search
 from nparse.io.conllu import read_conllu
 from nparse.io.data import Vocabs, bucket_batches, collate, encode
 from nparse.decoding.decode import decode_batch
@@ -62,8 +62,15 @@ def test_k1_is_todays_greedy_decoder_for_every_system():
                 configs = [system.initial(len(e)) for e in batch_examples]
                 decode(system, model.scorer, table, configs, [b * batch.width for b in range(len(configs))])
                 want = [c.heads for c in configs]
-                got = beam_search(Layout(system, batch.width), model.scorer, table, [len(e) for e in batch_examples], 1)
+                layout, lengths = Layout(system, batch.width), [len(e) for e in batch_examples]
+                got = beam_search(layout, model.scorer, table, lengths, 1)
                 assert [f.heads[0] for f in got] == want, (name, modifiers)
+                for temperature in (None, 0.7):  # the greedy search is the K-best search with K=1
+                    greedy = greedy_search(layout, model.scorer, table, lengths, temperature)
+                    kbest = kbest_search(layout, model.scorer, table, lengths, 1, temperature=temperature)
+                    assert [(f.scores, f.heads, f.steps) for f in greedy] == [
+                        (f.scores, f.heads, f.steps) for f in kbest
+                    ], (name, modifiers, temperature)
 
 
 def all_derivations(system, n: int, score_of, limit: int = 5000):
