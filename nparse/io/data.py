@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import random
+from itertools import chain
 from dataclasses import dataclass, field
 from typing import Sequence
 
+import numpy as np
 import torch
 
 from .conllu import Sentence
-from .vocab import ROOT, Vocab, normalize
+from .vocab import ROOT, Vocab, normalize, normalize_all
 
 
 @dataclass
@@ -59,10 +61,10 @@ class Example:
 
 def encode(sent: Sentence, vocabs: Vocabs, labels: bool = True) -> Example:
     """The sentence as vocabulary indices; ``labels=False`` (parsing) leaves the gold labels out."""
-    words = [vocabs.words.index(ROOT)] + [vocabs.words.index(normalize(f, vocabs.lowercase)) for f in sent.forms[1:]]
-    upos = [vocabs.upos.index(ROOT)] + [vocabs.upos.index(p) for p in sent.upos[1:]]
-    xpos = [vocabs.xpos.index(ROOT)] + [vocabs.xpos.index(p) for p in sent.xpos[1:]]
-    gold = [-1] + [vocabs.labels.index(d) for d in sent.deprels[1:]] if labels else []
+    words = [vocabs.words.index(ROOT), *vocabs.words.indices(normalize_all(sent.forms[1:], vocabs.lowercase))]
+    upos = [vocabs.upos.index(ROOT), *vocabs.upos.indices(sent.upos[1:])]
+    xpos = [vocabs.xpos.index(ROOT), *vocabs.xpos.indices(sent.xpos[1:])]
+    gold = [-1, *vocabs.labels.indices(sent.deprels[1:])] if labels else []
     return Example(sent, words, upos, xpos, gold)
 
 
@@ -93,12 +95,14 @@ class Batch:
 
 
 def padded(rows: Sequence[Sequence[int]], width: int) -> torch.Tensor:
-    """[len(rows), width] long tensor of the rows, right-padded with 0 (built from one flat list:
-    padding list by list cost 6% of parsing)."""
-    lengths = torch.tensor([len(r) for r in rows])
-    out = torch.zeros((len(rows), width), dtype=torch.long)
-    out[torch.arange(width)[None, :] < lengths[:, None]] = torch.tensor([i for r in rows for i in r], dtype=torch.long)
-    return out
+    """[len(rows), width] long tensor of the rows, right-padded with 0 (built in numpy from one
+    flat sequence: padding list by list cost 6% of parsing, and ``torch.tensor`` of a list is
+    3x slower than numpy's)."""
+    lengths = np.fromiter(map(len, rows), dtype=np.int64, count=len(rows))
+    out = np.zeros((len(rows), width), dtype=np.int64)
+    flat = np.fromiter(chain.from_iterable(rows), dtype=np.int64, count=int(lengths.sum()))
+    out[np.arange(width)[None, :] < lengths[:, None]] = flat
+    return torch.from_numpy(out)
 
 
 def collate(examples: list[Example]) -> Batch:

@@ -8,6 +8,7 @@ from typing import Iterable
 
 PAD, UNK, ROOT = "<pad>", "<unk>", "<root>"
 _NUMBER = re.compile(r"^[0-9]+(?:[.,:/-][0-9]+)*$")
+_DIGIT = re.compile(r"[0-9]")
 
 
 def normalize(form: str, lowercase: bool) -> str:
@@ -15,6 +16,14 @@ def normalize(form: str, lowercase: bool) -> str:
     if _NUMBER.match(form):
         return "<num>"
     return form.lower() if lowercase else form
+
+
+def normalize_all(forms: list[str], lowercase: bool) -> list[str]:
+    """``[normalize(f, lowercase) for f in forms]``, with one digit search for a sentence
+    without numbers (most of them) instead of a pattern match per word."""
+    if _DIGIT.search("".join(forms)):
+        return [normalize(f, lowercase) for f in forms]
+    return list(map(str.lower, forms)) if lowercase else list(forms)
 
 
 class Vocab:
@@ -51,6 +60,15 @@ class Vocab:
 
     def index(self, item: str) -> int:
         return self.stoi.get(item, 1 if self.specials else -1)
+
+    def indices(self, items: list[str]) -> list[int]:
+        """``[self.index(x) for x in items]``, looked up in C (``map``): encoding sentences was 7%
+        of parsing EWT with the fast model."""
+        found = list(map(self.stoi.get, items))
+        if None in found:
+            unknown = 1 if self.specials else -1
+            return [unknown if i is None else i for i in found]
+        return found  # type: ignore[return-value]
 
     def state_dict(self) -> dict:
         return {"itos": self.itos, "counts": self.counts, "specials": self.specials}
