@@ -154,13 +154,13 @@ class Parser:
         for sent in sentences:
             for name in needs:
                 tags = sent.upos if name == "UPOS" else sent.xpos
-                for i in range(1, len(sent) + 1):
-                    if tags[i] == "_":
-                        raise MissingPOSError(
-                            f"{sent.path}:{sent.word_line(i)}: this model was trained with {name} features, "
-                            f"but the input has no {name} tag here; tag the input first or train with "
-                            f"model.upos_dim=0 model.xpos_dim=0 to parse untagged text"
-                        )
+                if "_" in tags:  # (tags[0] is the root's)
+                    i = tags.index("_")
+                    raise MissingPOSError(
+                        f"{sent.path}:{sent.word_line(i)}: this model was trained with {name} features, "
+                        f"but the input has no {name} tag here; tag the input first or train with "
+                        f"model.upos_dim=0 model.xpos_dim=0 to parse untagged text"
+                    )
 
     def parse_nbest(
         self,

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import copy
 from dataclasses import dataclass, replace
+from itertools import chain
 from typing import Any, Sequence
 
 import numpy as np
@@ -124,29 +125,46 @@ def label_trees(
 ) -> list[list[Parse]]:
     """Labels of the arcs of every tree, in one labeler call; ``root`` iff the head is the root
     (UD: the root's dependent and only it is labelled root)."""
-    tree_heads = [(b, np.asarray(h[1:], dtype=np.int64)) for b, ts in enumerate(trees) for h, _ in ts]
-    empty = np.zeros(0, dtype=np.int64)
-    arc_heads = np.concatenate([h + b * width for b, h in tree_heads]) if tree_heads else empty
-    arc_deps = np.concatenate([np.arange(1, len(h) + 1) + b * width for b, h in tree_heads]) if tree_heads else empty
-    scores = model.label_scores(vectors, arc_heads, arc_deps)
+    heads_of, rows, lengths = arcs_of(trees)
+    scores = model.label_scores(vectors, heads_of + rows * width, dependents(lengths) + rows * width)
     names = model.vocabs.labels.itos
-    if ROOT_LABEL in names and len(arc_heads):
+    if ROOT_LABEL in names and len(heads_of):
         root = names.index(ROOT_LABEL)
-        to_root = torch.from_numpy(np.concatenate([h == 0 for _, h in tree_heads])).to(scores.device)
+        to_root = torch.from_numpy(heads_of == 0).to(scores.device)
         scores[~to_root, root] = float("-inf")
         scores[to_root] = float("-inf")
         scores[to_root, root] = 0.0
-    best = scores.argmax(1).tolist()
+    best = list(map(names.__getitem__, scores.argmax(1).tolist()))
     tags = predicted_tags(model, vectors, [len(ts[0][0]) - 1 if ts else 0 for ts in trees])
     out, k = [], 0
     for b, ts in enumerate(trees):
         parses = []
         for heads, score in ts:
             n = len(heads) - 1
-            parses.append(Parse(heads, ["_"] + [names[x] for x in best[k : k + n]], score, tags[b]))
+            parses.append(Parse(heads, ["_", *best[k : k + n]], score, tags[b]))
             k += n
         out.append(parses)
     return out
+
+
+def arcs_of(trees: list[list[tuple[list[int], float]]]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Every tree's arcs, tree after tree: the head of each word (index 0, the root's, left out),
+    the batch row of its sentence, and the number of words of each tree; built from flat
+    sequences, not array by array per tree (which was a third of labelling)."""
+    flat = [(b, h) for b, ts in enumerate(trees) for h, _ in ts]
+    lengths = np.fromiter((len(h) - 1 for _, h in flat), dtype=np.int64, count=len(flat))
+    every = np.fromiter(chain.from_iterable(h for _, h in flat), dtype=np.int64, count=int(lengths.sum()) + len(flat))
+    firsts = np.cumsum(lengths + 1) - (lengths + 1)  # where each tree's root entry is
+    words = np.ones(len(every), dtype=np.bool_)
+    words[firsts] = False
+    rows = np.repeat(np.fromiter((b for b, _ in flat), dtype=np.int64, count=len(flat)), lengths)
+    return every[words], rows, lengths
+
+
+def dependents(lengths: np.ndarray) -> np.ndarray:
+    """1..n for every tree of n words, one after the other."""
+    starts = np.cumsum(lengths) - lengths
+    return np.arange(int(lengths.sum()), dtype=np.int64) - np.repeat(starts, lengths) + 1
 
 
 def predicted_tags(model: Network, vectors: Any, lengths: list[int]) -> list[list[str] | None]:
