@@ -9,15 +9,17 @@ replaced by the unknown word with probability alpha / (alpha + count(word)).
 from __future__ import annotations
 
 import logging
+from itertools import chain, repeat
 from typing import Callable
 from pathlib import Path
 
+import numpy as np
 import torch
 from torch import nn
 from torch.func import functional_call
 from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 
-from ..io.data import Batch, Vocabs, padded
+from ..io.data import Batch, Vocabs, padded, padded_flat
 from ..io.vocab import ROOT, UNK, normalize
 
 log = logging.getLogger(__name__)
@@ -131,19 +133,19 @@ class CharCache:
         self.fixed_table = compute(forms) if forms else None
         self.fixed_key = self.key_of(params)
 
-    def vectors(self, forms: list[str], params: list[torch.Tensor], compute: Callable[[list[str]], torch.Tensor]) -> torch.Tensor:
+    def vectors(
+        self, forms: list[str], params: list[torch.Tensor], compute: Callable[[list[str]], torch.Tensor]
+    ) -> torch.Tensor:
         """[len(forms), dim] vectors of distinct ``forms``; ``compute`` runs on the missing ones."""
         key = self.key_of(params)
         if self.fixed and key == self.fixed_key:
-            known = [f for f in forms if f in self.fixed]
-            if known:
-                assert self.fixed_table is not None
-                rest = [f for f in forms if f not in self.fixed]
-                out = self.fixed_table.new_empty((len(forms), self.fixed_table.shape[1]))
-                at = {f: k for k, f in enumerate(forms)}
-                out[torch.tensor([at[f] for f in known])] = self.fixed_table[torch.tensor([self.fixed[f] for f in known])]
-                if rest:
-                    out[torch.tensor([at[f] for f in rest])] = self.vectors(rest, params, compute)
+            assert self.fixed_table is not None
+            rows = np.fromiter(map(self.fixed.get, forms, repeat(-1)), dtype=np.int64, count=len(forms))
+            rest = np.flatnonzero(rows < 0)
+            if len(rest) < len(forms):
+                out = self.fixed_table[torch.from_numpy(np.maximum(rows, 0))]
+                if len(rest):
+                    out[torch.from_numpy(rest)] = self.vectors([forms[k] for k in rest], params, compute)
                 return out
         if len(forms) > self.size:
             return compute(forms)
@@ -158,8 +160,8 @@ class CharCache:
             self.table[start : start + len(missing)] = new
             self.rows.update((f, start + k) for k, f in enumerate(missing))
         assert self.table is not None
-        index = torch.tensor([self.rows[f] for f in forms], device=self.table.device)
-        return self.table[index]
+        index = np.fromiter(map(self.rows.__getitem__, forms), dtype=np.int64, count=len(forms))
+        return self.table[torch.from_numpy(index).to(self.table.device)]
 
 
 class Encoder(nn.Module):
@@ -223,7 +225,7 @@ class Encoder(nn.Module):
         MB "word" is 50 characters here)."""
         assert self.chars is not None
         vocab, half = self.vocabs.chars, self.char_max // 2
-        seqs = [[vocab.index(ROOT)] if f == ROOT else [vocab.index(ch) for ch in clip(f, half)] or [1] for f in forms]
+        seqs = [[vocab.index(ROOT)] if f == ROOT else vocab.indices(list(clip(f, half))) or [1] for f in forms]
         lengths = torch.tensor([len(s) for s in seqs])
         return self.chars(padded(seqs, int(lengths.max())).to(device), lengths)
 
@@ -246,8 +248,11 @@ class Encoder(nn.Module):
 
     def _char_vectors(self, batch: Batch, device: torch.device) -> torch.Tensor:
         assert self.chars is not None
-        uniq: dict[str, int] = {}
-        positions = [[uniq.setdefault(f, len(uniq)) for f in forms] for forms in batch.forms]
+        uniq = {f: k for k, f in enumerate(dict.fromkeys(chain.from_iterable(batch.forms)))}
+        lengths = np.fromiter(map(len, batch.forms), dtype=np.int64, count=len(batch.forms))
+        positions = np.fromiter(
+            map(uniq.__getitem__, chain.from_iterable(batch.forms)), dtype=np.int64, count=int(lengths.sum())
+        )
         # The root token is one special character; an empty form is one unknown character.
         # A word longer than char_max is read by its first and last char_max / 2 characters, so
         # that time and memory stay bounded by the batch (a 1 MB "word" is 50 characters here).
@@ -260,7 +265,7 @@ class Encoder(nn.Module):
             vectors = self.char_cache.vectors(list(uniq), list(chars.parameters()), compute)
         else:
             vectors = compute(list(uniq))
-        index = padded(positions, batch.width).to(device)
+        index = padded_flat(positions, lengths, batch.width).to(device)
         return vectors[index]
 
     def forward(self, batch: Batch) -> torch.Tensor:
