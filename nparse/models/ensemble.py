@@ -25,6 +25,7 @@ from ..io.data import Batch, Vocabs, collate, encode
 from ..systems.arrays import Layout
 from ..timing import timed
 from .parser import ParserModel
+from .scorer import slot_sums
 
 INPUT_TABLES = ("words", "chars", "upos", "xpos")  # what a member reads its input with
 
@@ -165,8 +166,7 @@ class EnsembleScorer:
         """Every member's first-layer sums (without bias) for the rows, in one gather: [N, hidden]."""
         offsets = np.arange(self.n_slots)
         if numpy:
-            flat = table.numpy().reshape(-1, self.hidden)
-            return flat[rows * self.n_slots + offsets].sum(1)
+            return slot_sums(table.numpy().reshape(-1, self.hidden), rows * self.n_slots + offsets)
         index = torch.from_numpy(rows * self.n_slots + offsets).to(table.device)
         return table.reshape(-1, self.hidden)[index].sum(1)
 
