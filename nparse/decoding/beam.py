@@ -1,4 +1,5 @@
-"""Batched beam search over array configurations; greedy decoding is the same search with K=1.
+"""Batched beam search over array configurations; greedy decoding is the same search with K=1
+(``greedy_search`` takes each step's argmax directly, with the same results).
 
 Design (see ``systems/arrays.py``): the configurations of every item of every sentence of a
 batch are rows of one integer array. A parser step is
