@@ -1,0 +1,44 @@
+"""The vectorised helpers of the parse path give what their one-item-at-a-time definitions give."""
+
+from __future__ import annotations
+
+import numpy as np
+import torch
+
+from nparse.decoding.decode import arcs_of, dependents
+from nparse.io.data import padded, padded_flat
+from nparse.io.vocab import Vocab, normalize, normalize_all
+
+FORMS = ["The", "3.14", "1,000", "12-13", "٣", "ΟΔΟΣ", "İstanbul", "", "x2", "2x", "<root>", "ÆON"]
+
+
+def test_normalize_all_is_normalize_of_each_form():
+    for lowercase in (True, False):
+        for forms in (FORMS, [f for f in FORMS if not any("0" <= c <= "9" for c in f)], []):
+            assert normalize_all(forms, lowercase) == [normalize(f, lowercase) for f in forms]
+
+
+def test_indices_are_index_of_each_item():
+    for specials in (True, False):
+        vocab = Vocab.build(["a", "b", "b", "c"], specials=specials)
+        for items in (["a", "b", "c"], ["a", "zz", "c", "zz"], []):
+            assert vocab.indices(items) == [vocab.index(x) for x in items]
+
+
+def test_padded_rows():
+    rows = [[5, 6, 7], [], [8]]
+    want = torch.tensor([[5, 6, 7, 0], [0, 0, 0, 0], [8, 0, 0, 0]])
+    assert torch.equal(padded(rows, 4), want)
+    assert torch.equal(padded_flat(np.array([5, 6, 7, 8]), np.array([3, 0, 1]), 4), want)
+
+
+def test_arcs_of_trees_as_the_per_tree_arrays():
+    trees = [[([-1, 2, 0], 1.0), ([-1, 0, 1], 0.5)], [], [([-1, 0], 2.0)], [([-1, 3, 3, 0, 3], 0.0)]]
+    heads, rows, lengths = arcs_of(trees)
+    flat = [(b, h) for b, ts in enumerate(trees) for h, _ in ts]
+    assert heads.tolist() == [x for _, h in flat for x in h[1:]]
+    assert rows.tolist() == [b for b, h in flat for _ in h[1:]]
+    assert lengths.tolist() == [len(h) - 1 for _, h in flat]
+    assert dependents(lengths).tolist() == [d for _, h in flat for d in range(1, len(h))]
+    empty = arcs_of([[], []])
+    assert [len(a) for a in empty] == [0, 0, 0] and len(dependents(empty[2])) == 0
