@@ -54,9 +54,11 @@ def predictions(run: Path, beam: int) -> dict[str, tuple[Path, float, float]]:
     return out
 
 
-def training(run: Path, metrics: dict) -> tuple[int, int, float]:
+def training(run: Path, metrics: dict) -> tuple[int, int, float | None]:
     """Epochs trained, the best dev epoch and the wall time in minutes (train.log's first to
-    last line: the epochs and their dev evaluations)."""
+    last line: the epochs and their dev evaluations; None for a run copied without its log)."""
+    if not (run / "train.log").is_file():
+        return len(metrics["epochs"]), int(metrics["best"]["epoch"]), None
     stamps = [line[1:24] for line in (run / "train.log").read_text().splitlines() if line.startswith("[20")]
     first, last = (time.mktime(time.strptime(s[:19], "%Y-%m-%d %H:%M:%S")) for s in (stamps[0], stamps[-1]))
     return len(metrics["epochs"]), int(metrics["best"]["epoch"]), (last - first) / 60
@@ -111,7 +113,9 @@ def main() -> None:
                 uas = [got[s][3] for s in seeds]
                 runs = [trained[(data, arm)][s] for s in seeds]
                 epochs = f"{statistics.mean(r[0] for r in runs):.0f} ({statistics.mean(r[1] for r in runs):.0f})"
-                wall = f"{statistics.mean(r[2] for r in runs):.1f}"
+                walls = [r[2] for r in runs if r[2] is not None]
+                wall = f"{statistics.mean(walls):.1f}" + ("" if len(walls) == len(runs) else f" ({len(walls)} logged)")
+                wall = wall if walls else "not logged"
                 versus = "-"
                 base = rows.get((data, baseline, decoding), {})
                 paired = [s for s in seeds if s in base]
