@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 import torch
 
-from nparse.decoding.beam import beam_search, greedy_search, kbest_search
+from nparse.decoding.beam import beam_search, greedy_search
 from nparse.io.conllu import read_conllu
 from nparse.io.data import Vocabs, bucket_batches, collate, encode
 from nparse.decoding.decode import decode_batch
@@ -67,7 +67,9 @@ def test_k1_is_todays_greedy_decoder_for_every_system():
                 assert [f.heads[0] for f in got] == want, (name, modifiers)
                 for temperature in (None, 0.7):  # the greedy search is the K-best search with K=1
                     greedy = greedy_search(layout, model.scorer, table, lengths, temperature)
-                    kbest = kbest_search(layout, model.scorer, table, lengths, 1, temperature=temperature)
+                    kbest = beam_search(
+                        layout, model.scorer, table, lengths, 1, temperature=temperature, greedy_shortcut=False
+                    )
                     assert [(f.scores, f.heads, f.steps) for f in greedy] == [
                         (f.scores, f.heads, f.steps) for f in kbest
                     ], (name, modifiers, temperature)

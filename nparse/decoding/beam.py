@@ -209,6 +209,7 @@ def beam_search(
     k: int,
     completion: Completion | None = None,
     temperature: float | None = None,
+    greedy_shortcut: bool = True,
 ) -> list[Finished]:
     """Decode a batch: sentence b's words are table rows ``b * layout.width + w``. With a
     completion model, candidates also score the factors their transition completes.
@@ -220,22 +221,10 @@ def beam_search(
     greedily trained 2-Planar model took 30% more transitions per word in a beam of 8 than
     greedily and lost 5 LAS); log-probabilities are never positive, so waiting cannot gain, and
     a temperature fitted on held-out data (``training/calibration.py``) keeps one confident
-    step from outweighing several uncertain ones. With K=1 both give the greedy parse."""
-    if k == 1 and completion is None:
+    step from outweighing several uncertain ones. With K=1 both give the greedy parse, which
+    ``greedy_search`` takes directly unless ``greedy_shortcut`` is off (the tests compare the two)."""
+    if k == 1 and completion is None and greedy_shortcut:
         return greedy_search(layout, scorer, table, lengths, temperature)
-    return kbest_search(layout, scorer, table, lengths, k, completion, temperature)
-
-
-def kbest_search(
-    layout: Layout,
-    scorer: TransitionScores,
-    table: torch.Tensor,
-    lengths: list[int],
-    k: int,
-    completion: Completion | None = None,
-    temperature: float | None = None,
-) -> list[Finished]:
-    """``beam_search`` by the K-best selection, for any K."""
     n_sent = len(lengths)
     states = layout.initial(np.array(lengths))
     sent = np.arange(n_sent)
