@@ -46,7 +46,8 @@ batches go to the workers in groups of about 512 sentences; the chunk is written
 back, in input order. So every sentence is parsed in the same batch as with workers=1, and the
 output is the same (byte for byte on EWT train). Memory stays bounded (two chunks in flight) and
 a failure leaves no output file. workers=auto takes SLURM_CPUS_PER_TASK when set, else the CPUs
-the thread policy below would use.
+the thread policy below would use; on a GPU it is 1 (spawned workers each load the model and start
+CUDA: slower than one process there).
 
 The last line gives the time from the model loaded to the output written (reading, parsing and
 writing; with workers=N, starting them too) and the words parsed per second.
@@ -206,7 +207,10 @@ def main(argv: list[str] | None = None) -> int:
                 fmt = sniff_lines(utf8_lines(handle, name))
                 handle.seek(0)
             lines = utf8_lines(handle, name)
-            workers = _workers(args["workers"])
+            from .runtime import pick_device
+
+            on_gpu = pick_device(args["device"] or "auto").type == "cuda"
+            workers = _workers(args["workers"], on_gpu)
             # With workers, this process runs one torch thread: its model is forked into the
             # workers, and no OpenMP thread pool may exist when a process forks.
             parser = Parser.load(str(args["model"]), args["device"] or "auto", threads=1 if workers > 1 else threads,
@@ -398,16 +402,26 @@ def parallel(job: ChunkJob, parts: Iterable[Part], workers: int, stack: ExitStac
         yield gathered(*pending.popleft())
 
 
-def _workers(value: str | None) -> int:
-    """workers=N, or auto: SLURM_CPUS_PER_TASK, else the CPUs the thread policy would use."""
+def _workers(value: str | None, on_gpu: bool = False) -> int:
+    """workers=N, or auto: SLURM_CPUS_PER_TASK, else the CPUs the thread policy would use; on a
+    GPU, auto is one process (spawned workers each load the model and start CUDA: on an H200,
+    EWT train took 5.2 s with workers=2 against 1.6 s in one process, docs/gpus-clusters.md)."""
     if value in (None, "", "1"):
         return 1
     if value == "auto":
+        if on_gpu:
+            return 1
         from .runtime import choose_threads
 
         return max(1, choose_threads(None)[0])
     if not str(value).isdigit() or int(value) < 1:
         raise ValueError(f"workers={value}: expected a positive integer or auto")
+    if on_gpu and int(value) > 1:
+        print(
+            f"warning: workers={value} on a GPU: each worker is a new process that loads the model and starts "
+            "CUDA, which costs more than it gains for one GPU (workers=auto parses in one process there)",
+            file=sys.stderr,
+        )
     return int(value)
 
 

@@ -310,6 +310,8 @@ def test_workers_write_what_one_process_writes(tiny_run, tmp_path, capsys, monke
     assert f"{bad}:{len(text.splitlines()) + 1}:" in capsys.readouterr().err and list(target.parent.iterdir()) == []
     monkeypatch.setenv("SLURM_CPUS_PER_TASK", "3")
     assert parse_cli._workers("auto") == 3
+    assert parse_cli._workers("auto", on_gpu=True) == 1  # spawned workers cost more than they gain on one GPU
+    assert parse_cli._workers("2", on_gpu=True) == 2 and "workers=2 on a GPU" in capsys.readouterr().err
     assert parse_cli.main([model, f"input={EWT_DEV}", "workers=0"]) == 1
     assert "workers=0" in capsys.readouterr().err
 
