@@ -23,7 +23,7 @@ import torch
 from ..io.data import Example, bucket_batches, collate
 from ..models.parser import ParserModel
 from ..systems import Oracle
-from .local import train_loop
+from .local import as_tensor, train_loop
 
 
 @dataclass
@@ -62,7 +62,7 @@ def oracle_steps(
         steps = train_loop(system, oracle, model.scorer, table, configs, [e.gold for e in batch], offsets, 0.0, rng)
         if not steps.rows:
             continue
-        scores = model.scorer.scores(table, torch.tensor(steps.rows, device=table.device)).double().cpu().numpy()
+        scores = model.scorer.scores(table, as_tensor(steps.rows, np.int64, table.device)).double().cpu().numpy()
         legal = np.array(steps.legal, dtype=bool)
         parts.append((scores, legal, np.array(steps.correct, dtype=bool) & legal))
     if not parts:

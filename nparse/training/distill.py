@@ -24,7 +24,7 @@ from ..checkpoint import model_from_state
 from ..io.data import Batch, collate, encode
 from ..models.ensemble import EnsembleModel, check_members
 from ..models.parser import ParserModel
-from .local import NEG_INF, Steps
+from .local import NEG_INF, Steps, as_tensor
 
 log = logging.getLogger("nparse.train")
 
@@ -71,8 +71,8 @@ class Teacher:
         if isinstance(self.model, EnsembleModel):  # the log of the members' mean probabilities
             mean = self.model.scorer.legal_scores(table, np.asarray(steps.rows), np.asarray(steps.legal, dtype=bool))
             return torch.from_numpy(mean).to(table.device, torch.float32)
-        rows = torch.tensor(steps.rows, device=table.device)
-        legal = torch.tensor(steps.legal, device=table.device)
+        rows = as_tensor(steps.rows, np.int64, table.device)
+        legal = as_tensor(steps.legal, np.bool_, table.device)
         scores = self.model.scorer.scores(table, rows) / self.temperature
         return torch.log_softmax(scores.masked_fill(~legal, NEG_INF), dim=1)
 
@@ -84,8 +84,8 @@ def distill_loss(
     if not steps.rows:
         return table.sum() * 0.0
     device = table.device
-    legal = torch.tensor(steps.legal, device=device)
-    scores = scorer.scores(table, torch.tensor(steps.rows, device=device)) / temperature
+    legal = as_tensor(steps.legal, np.bool_, device)
+    scores = scorer.scores(table, as_tensor(steps.rows, np.int64, device)) / temperature
     student = torch.log_softmax(scores.masked_fill(~legal, NEG_INF), dim=1)
     kl = F.kl_div(student.masked_fill(~legal, 0.0), teacher_logp.masked_fill(~legal, 0.0), log_target=True,
                   reduction="none")  # fmt: skip

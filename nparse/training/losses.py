@@ -18,15 +18,15 @@ from ..decoding.scoring import TransitionScores
 from ..io.data import Batch
 from ..models.parser import ParserModel
 from .global_loop import GlobalRecord
-from .local import NEG_INF, Steps
+from .local import NEG_INF, Steps, as_tensor
 
 
 def hinge_loss(scorer: TransitionScores, table: torch.Tensor, steps: Steps) -> torch.Tensor:
     """Sum over steps of max(0, 1 - best correct score + best wrong score) (K&G 2016)."""
     device = table.device
-    scores = scorer.scores(table, torch.tensor(steps.rows, device=device))
-    legal = torch.tensor(steps.legal, device=device)
-    correct = torch.tensor(steps.correct, device=device) & legal
+    scores = scorer.scores(table, as_tensor(steps.rows, np.int64, device))
+    legal = as_tensor(steps.legal, np.bool_, device)
+    correct = as_tensor(steps.correct, np.bool_, device) & legal
     wrong = legal & ~correct
     scored = wrong.any(1) & correct.any(1)  # steps with a choice to learn from
     if not bool(scored.any()):
@@ -43,9 +43,9 @@ def xent_loss(scorer: TransitionScores, table: torch.Tensor, steps: Steps) -> to
     marginal likelihood of the latent sequences. The scores become log-probabilities, which is
     what a beam on local scores (``decoding/beam.py``) and global fine-tuning start from."""
     device = table.device
-    scores = scorer.scores(table, torch.tensor(steps.rows, device=device))
-    legal = torch.tensor(steps.legal, device=device)
-    correct = torch.tensor(steps.correct, device=device) & legal
+    scores = scorer.scores(table, as_tensor(steps.rows, np.int64, device))
+    legal = as_tensor(steps.legal, np.bool_, device)
+    correct = as_tensor(steps.correct, np.bool_, device) & legal
     scored = (legal & ~correct).any(1) & correct.any(1)  # steps with a choice to learn from
     if not bool(scored.any()):
         return scores.sum() * 0.0
