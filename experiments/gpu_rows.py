@@ -34,12 +34,11 @@ from pathlib import Path
 
 import torch
 from common import split_path, split_sentences, treebank
+from udpipe_compare import las, nparse_parse
 from hydra import compose, initialize_config_dir
 
 from nparse import config_schema  # noqa: F401  (registers the config schemas)
-from nparse.api import Parser, parsed_sentence
-from nparse.eval.scores import score
-from nparse.io.conllu import format_sentence, read_conllu
+from nparse.api import Parser
 from nparse.paths import CONF_DIR
 from nparse.training.trainer import Trainer
 
@@ -52,23 +51,6 @@ def machine() -> str:
             break
     gpu = torch.cuda.get_device_name() if torch.cuda.is_available() else "no GPU"
     return f"{gpu}; CPU {cpu}; torch {torch.__version__}, CUDA {torch.version.cuda}, Python {platform.python_version()}"
-
-
-def timed_parse(parser: Parser, text: str, beam: int, batch_size: int) -> tuple[str, float]:
-    """Read, parse and write CoNLL-U as nparse-parse does, from an empty character cache."""
-    cache = parser.model.encoder.char_cache
-    if cache is not None:
-        cache.clear()
-    start = time.perf_counter()
-    sents = read_conllu(io.StringIO(text), allow_missing_heads=True)
-    best = parser.parse_nbest(sents, beam_size=beam, batch_size=batch_size or None)
-    out = "".join(format_sentence(parsed_sentence(s, p[0]), p[0].heads, p[0].labels) for s, p in zip(sents, best))
-    return out, time.perf_counter() - start
-
-
-def las(gold, text: str) -> float:
-    pred = read_conllu(io.StringIO(text))
-    return score(gold, [p.heads for p in pred], [p.deprels for p in pred]).las
 
 
 def parse_rows(args, report) -> None:
@@ -86,7 +68,7 @@ def parse_rows(args, report) -> None:
         for beam in args.beams:
             if name.startswith("reference") and beam != 1:
                 continue
-            timed_parse(parser, "\n\n".join(text.split("\n\n", 200)[:200]) + "\n\n", beam, 0)  # warm-up
+            nparse_parse(parser, "\n\n".join(text.split("\n\n", 200)[:200]) + "\n\n", None, beam)  # warm-up
     for _ in range(args.repeats):
         for name, parser in parsers.items():
             for beam in args.beams:
@@ -94,7 +76,7 @@ def parse_rows(args, report) -> None:
                     if name.startswith("reference") and (beam != 1 or bs != args.batch_sizes[0]):
                         continue
                     try:
-                        done = timed_parse(parser, text, beam, bs)
+                        done = nparse_parse(parser, text, bs or None, beam)
                     except Exception:
                         report(f"FAILED parse {name} beam {beam} batch {bs}:\n{traceback.format_exc()}")
                         continue
@@ -114,7 +96,7 @@ def parse_rows(args, report) -> None:
         parser = parsers[f"{args.device} {args.precisions[-1]}"]
         profile = cProfile.Profile()
         profile.enable()
-        timed_parse(parser, text, 1, 0)
+        nparse_parse(parser, text, None, 1)
         profile.disable()
         buf = io.StringIO()
         pstats.Stats(profile, stream=buf).sort_stats("tottime").print_stats(25)

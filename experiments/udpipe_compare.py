@@ -96,15 +96,16 @@ def udpipe_parse(model_path: Path, text: str, beam: int) -> tuple[str, float]:
     return out, seconds
 
 
-def nparse_parse(parser: Parser, text: str, batch_size: int) -> tuple[str, float]:
+def nparse_parse(parser: Parser, text: str, batch_size: int | None, beam: int | None = None) -> tuple[str, float]:
     """Read, parse and write CoNLL-U as nparse-parse does (the model loaded, no character
-    vector cached from an earlier run: a new process parsing a new file)."""
+    vector cached from an earlier run: a new process parsing a new file); ``beam``: the beam
+    size (default: the model's own decoder), ``batch_size`` None: the model's own."""
     cache = parser.model.encoder.char_cache
     if cache is not None:
         cache.clear()
     start = time.perf_counter()
     sents = read_conllu(io.StringIO(text), allow_missing_heads=True)
-    best = parser.parse_nbest(sents, batch_size=batch_size)
+    best = parser.parse_nbest(sents, beam_size=beam, batch_size=batch_size)
     out = "".join(format_sentence(parsed_sentence(s, p[0]), p[0].heads, p[0].labels) for s, p in zip(sents, best))
     return out, time.perf_counter() - start
 
