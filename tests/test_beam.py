@@ -252,3 +252,35 @@ def test_batch_size_counts_beam_items():
     assert DecodeSettings(batch_size=1024, beam_size=8).normalised().sentences_per_batch == 128
     assert DecodeSettings(batch_size=4, beam_size=8).normalised().sentences_per_batch == 1
     assert DecodeSettings(decoder="mst", batch_size=100).normalised().sentences_per_batch == 100
+
+
+class ConstantScorer:
+    """A scorer whose every transition score is one value (-inf or NaN: what an overflowing
+    half-precision network could give)."""
+
+    def __init__(self, n_actions: int, value: float):
+        self.n_actions, self.value = n_actions, value
+
+    def scores(self, table: torch.Tensor, index: torch.Tensor) -> torch.Tensor:
+        return torch.full((len(index), self.n_actions), self.value)
+
+
+@pytest.mark.parametrize("value", [float("-inf"), float("nan")])
+def test_greedy_never_takes_an_illegal_transition_when_no_score_is_finite(value):
+    """The first legal transition then, as the beam's selection takes it: every sentence still
+    gets a complete tree (an argmax over masked scores had picked transition 0, legal or not)."""
+    sents = sentences_of(EWT_DEV, 40)
+    for name, options in VARIANTS:
+        system = make_system(name, **options)
+        model = random_model(system, sents)
+        batch = collate([encode(s, model.vocabs) for s in sents])
+        with torch.no_grad():
+            table = model.scorer.table(model.encoder(batch))
+        layout, lengths = Layout(system, batch.width), [len(s) for s in sents]
+        scorer = ConstantScorer(model.scorer.n_actions, value)
+        greedy = greedy_search(layout, scorer, table, lengths)
+        for f, n in zip(greedy, lengths):
+            assert len(f.heads) == 1 and len(f.heads[0]) == n + 1, name
+        if value == float("-inf"):
+            kbest = beam_search(layout, scorer, table, lengths, 1, greedy_shortcut=False)
+            assert [f.heads for f in greedy] == [f.heads for f in kbest], name

@@ -294,8 +294,11 @@ def greedy_search(
         if ended.any():
             going = np.flatnonzero(~ended)
             states, sent, total, scores, legal = states[going], sent[going], total[going], scores[going], legal[going]
-        masked = np.where(legal, scores, NEG_INF)
+        masked = np.where(legal & ~np.isnan(scores), scores, NEG_INF)
         actions = masked.argmax(1)
+        stuck = ~legal[np.arange(len(actions)), actions]
+        if stuck.any():  # no finite legal score (an overflow): the first legal transition, as ``select`` takes it
+            actions[stuck] = legal[stuck].argmax(1)
         total = total + masked[np.arange(len(actions)), actions]
         with timed("state"):
             layout.apply(states, actions)
