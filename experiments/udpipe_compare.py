@@ -3,6 +3,7 @@
     python experiments/udpipe_compare.py train [--data en_ewt el_gdt hu_szeged] [--out runs/udpipe]
     python experiments/udpipe_compare.py compare --models en_ewt=CKPT [en_ewt=CKPT2 el_gdt=CKPT ...] [--out runs/udpipe]
                                                  [--repeats 3] [--precision fp32 auto] [--udpipe-beam 1 5]
+                                                 [--lengths MIN MAX]
 
 ``train`` trains UDPipe 1's parser alone on each treebank's train file with dev as heldout, with
 the options below (projective system, dynamic oracle, gold UPOS read, form and deprel embeddings;
@@ -13,7 +14,8 @@ no tokenizer, no tagger), into ``OUT/<data>.udpipe``. It needs ``pip install -e 
 "beam_search=K", "conllu")``, timing ``process`` alone; nparse through the same work its CLI
 does: CoNLL-U read, parsed (each ``--precision``) and written. Prints words/s, the ratio to
 UDPipe's greedy speed and LAS (the CoNLL 2018 counting of ``nparse.eval.scores``) for both, and
-the CPU's model and flags.
+the CPU's model and flags. ``--lengths 6 14`` keeps the test sentences of 6 to 14 words (about
+10 on average, as in Turkish-like treebanks), where the cost per sentence weighs more.
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ import time
 from pathlib import Path
 
 import torch
-from common import RUNS, split_path, split_sentences, treebank
+from common import RUNS, split_path, treebank
 
 from nparse.api import Parser, parsed_sentence
 from nparse.eval.scores import score
@@ -115,15 +117,26 @@ def las(gold, text: str) -> float:
     return score(gold, [p.heads for p in pred], [p.deprels for p in pred]).las
 
 
+def sentences_of_length(text: str, low: int, high: int) -> str:
+    """The sentences of a CoNLL-U text with ``low`` to ``high`` words, in order."""
+    blocks = [b for b in text.split("\n\n") if b.strip()]
+    keep = [b for b in blocks if low <= sum(line.split("\t", 1)[0].isdigit() for line in b.split("\n")) <= high]
+    return "".join(b + "\n\n" for b in keep)
+
+
 def compare(models: list[tuple[str, str]], out: Path, repeats: int, precisions: list[str], beams: list[int],
-            batch_size: int) -> None:  # fmt: skip
+            batch_size: int, lengths: list[int] | None = None) -> None:  # fmt: skip
     torch.set_num_threads(1)
     print(f"CPU: {cpu()}; torch {torch.__version__}, 1 thread per parser")
+    if lengths:
+        print(f"test sentences of {lengths[0]} to {lengths[1]} words only")
     print("| treebank | parser | words/s | vs UDPipe greedy | test LAS |")
     print("|---|---|---|---|---|")
     for data in dict.fromkeys(d for d, _ in models):
-        gold = split_sentences(treebank(data), "test")
         text = split_path(treebank(data), "test").read_text(encoding="utf-8")
+        if lengths:
+            text = sentences_of_length(text, *lengths)
+        gold = read_conllu(io.StringIO(text))
         words = sum(len(s) for s in gold)
         parsers = {
             f"nparse {Path(ckpt).parent.parent.name}, precision={p}": Parser.load(ckpt, "cpu", threads=1, precision=p)
@@ -163,13 +176,17 @@ def main() -> None:
         default=512,
         help="nparse's decoder.batch_size, beam items per batch (the greedy presets' default)",
     )
+    ap.add_argument(
+        "--lengths", nargs=2, type=int, metavar=("MIN", "MAX"), default=None,
+        help="compare on the test sentences of MIN to MAX words only (e.g. 6 14: short sentences, ~10 words)",
+    )  # fmt: skip
     args = ap.parse_args()
     if args.command == "train":
         for data in args.data:
             train(data, args.out)
     else:
         models = [(m.split("=", 1)[0], m.split("=", 1)[1]) for m in args.models]
-        compare(models, args.out, args.repeats, args.precision, args.udpipe_beam, args.batch_size)
+        compare(models, args.out, args.repeats, args.precision, args.udpipe_beam, args.batch_size, args.lengths)
 
 
 if __name__ == "__main__":
