@@ -296,10 +296,11 @@ def greedy_search(
             states, sent, total, scores, legal = states[going], sent[going], total[going], scores[going], legal[going]
         masked = np.where(legal & ~np.isnan(scores), scores, NEG_INF)
         actions = masked.argmax(1)
-        stuck = ~legal[np.arange(len(actions)), actions]
+        items = np.arange(len(actions))
+        stuck = ~legal[items, actions]
         if stuck.any():  # no finite legal score (an overflow): the first legal transition, as ``select`` takes it
             actions[stuck] = legal[stuck].argmax(1)
-        total = total + masked[np.arange(len(actions)), actions]
+        total = total + masked[items, actions]
         with timed("state"):
             layout.apply(states, actions)
     return results  # type: ignore[return-value]

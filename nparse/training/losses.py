@@ -21,12 +21,19 @@ from .global_loop import GlobalRecord
 from .local import NEG_INF, Steps, as_tensor
 
 
-def hinge_loss(scorer: TransitionScores, table: torch.Tensor, steps: Steps) -> torch.Tensor:
-    """Sum over steps of max(0, 1 - best correct score + best wrong score) (K&G 2016)."""
+def step_tensors(
+    scorer: TransitionScores, table: torch.Tensor, steps: Steps
+) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """The scores of the recorded steps, their legal transitions and their correct legal ones."""
     device = table.device
     scores = scorer.scores(table, as_tensor(steps.rows, np.int64, device))
     legal = as_tensor(steps.legal, np.bool_, device)
-    correct = as_tensor(steps.correct, np.bool_, device) & legal
+    return scores, legal, as_tensor(steps.correct, np.bool_, device) & legal
+
+
+def hinge_loss(scorer: TransitionScores, table: torch.Tensor, steps: Steps) -> torch.Tensor:
+    """Sum over steps of max(0, 1 - best correct score + best wrong score) (K&G 2016)."""
+    scores, legal, correct = step_tensors(scorer, table, steps)
     wrong = legal & ~correct
     scored = wrong.any(1) & correct.any(1)  # steps with a choice to learn from
     if not bool(scored.any()):
@@ -42,10 +49,7 @@ def xent_loss(scorer: TransitionScores, table: torch.Tensor, steps: Steps) -> to
     several correct ones (a dynamic or non-deterministic oracle) their total probability, the
     marginal likelihood of the latent sequences. The scores become log-probabilities, which is
     what a beam on local scores (``decoding/beam.py``) and global fine-tuning start from."""
-    device = table.device
-    scores = scorer.scores(table, as_tensor(steps.rows, np.int64, device))
-    legal = as_tensor(steps.legal, np.bool_, device)
-    correct = as_tensor(steps.correct, np.bool_, device) & legal
+    scores, legal, correct = step_tensors(scorer, table, steps)
     scored = (legal & ~correct).any(1) & correct.any(1)  # steps with a choice to learn from
     if not bool(scored.any()):
         return scores.sum() * 0.0
