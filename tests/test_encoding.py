@@ -42,3 +42,32 @@ def test_arcs_of_trees_as_the_per_tree_arrays():
     assert dependents(lengths).tolist() == [d for _, h in flat for d in range(1, len(h))]
     empty = arcs_of([[], []])
     assert [len(a) for a in empty] == [0, 0, 0] and len(dependents(empty[2])) == 0
+
+
+def test_bf16_lstm_runs_on_kept_copy_that_follows_the_weights():
+    """Parsing in bfloat16 on CPU runs the LSTM on a bfloat16 copy of its weights, kept across
+    calls; the copy gives the LSTM's bfloat16 result and is made again when the weights change."""
+    from torch.func import functional_call
+    from torch.nn.utils.rnn import pack_padded_sequence
+
+    from nparse.models.encoder import bf16_copy, run_lstm
+
+    torch.manual_seed(0)
+    lstm = torch.nn.LSTM(6, 5, num_layers=2, batch_first=True, bidirectional=True)
+    packed = pack_padded_sequence(torch.randn(3, 4, 6), torch.tensor([4, 2, 3]), batch_first=True, enforce_sorted=False)
+
+    def want():
+        weights = {n: p.to(torch.bfloat16) for n, p in lstm.named_parameters()}
+        out, _ = functional_call(lstm, weights, (packed._replace(data=packed.data.to(torch.bfloat16)),))
+        return out.data.float()
+
+    with torch.no_grad(), torch.autocast("cpu", dtype=torch.bfloat16):
+        first, _ = run_lstm(lstm, packed)
+        assert torch.equal(first.data, want())
+        kept = bf16_copy(lstm)
+        assert bf16_copy(lstm) is kept
+        lstm.weight_hh_l0.mul_(-1.0)  # an in-place update, as an optimizer step
+        second, _ = run_lstm(lstm, packed)
+        assert bf16_copy(lstm) is not kept
+        assert torch.equal(second.data, want())
+        assert not torch.equal(second.data, first.data)

@@ -8,7 +8,9 @@ replaced by the unknown word with probability alpha / (alpha + count(word)).
 
 from __future__ import annotations
 
+import copy
 import logging
+import weakref
 from itertools import chain, repeat
 from typing import Callable
 from pathlib import Path
@@ -16,7 +18,6 @@ from pathlib import Path
 import numpy as np
 import torch
 from torch import nn
-from torch.func import functional_call
 from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 
 from ..io.data import Batch, Vocabs, padded, padded_flat
@@ -65,9 +66,23 @@ def run_lstm(lstm: nn.LSTM, packed):
     with torch.autocast("cpu", enabled=False):
         if torch.is_grad_enabled() or torch.get_autocast_dtype("cpu") != torch.bfloat16:
             return lstm(packed._replace(data=packed.data.float()))
-        weights = {name: value.to(torch.bfloat16) for name, value in lstm.named_parameters()}
-        out, state = functional_call(lstm, weights, (packed._replace(data=packed.data.to(torch.bfloat16)),))
+        out, state = bf16_copy(lstm)(packed._replace(data=packed.data.to(torch.bfloat16)))
         return out._replace(data=out.data.float()), state
+
+
+_BF16_COPIES: weakref.WeakKeyDictionary[nn.LSTM, tuple[tuple, nn.LSTM]] = weakref.WeakKeyDictionary()
+
+
+def bf16_copy(lstm: nn.LSTM) -> nn.LSTM:
+    """A bfloat16 copy of ``lstm``, kept until its weights change (their storage or version
+    counter, as ``CharCache``): casting the weights at every call cost a fifth of parsing one
+    short sentence."""
+    key = tuple((p.data_ptr(), p._version) for p in lstm.parameters())
+    kept = _BF16_COPIES.get(lstm)
+    if kept is None or kept[0] != key:
+        kept = (key, copy.deepcopy(lstm).to(torch.bfloat16).requires_grad_(False))
+        _BF16_COPIES[lstm] = kept
+    return kept[1]
 
 
 def clip(form: str, half: int) -> str:
