@@ -726,6 +726,37 @@ def test_distillation_from_a_trained_model(tiny_run, tmp_path):
     assert proc.returncode == 1 and "distill_from" in proc.stderr and "differs" in proc.stderr
 
 
+def test_distillation_teacher_tables_kept_across_batches(tiny_run):
+    """trainer.distill_cache_mb: a sentence's teacher table is computed once and reused in later
+    batches of other sentences, laid out as computing it in that batch lays it out; beyond the
+    budget, the rows are computed and not kept."""
+    from nparse.io.data import collate, encode
+    from nparse.training.distill import Teacher
+    from nparse.training.settings import system_options
+
+    options = system_options(compose_config("+exp=archybrid_dynamic"))
+    fresh = Teacher(tiny_run / "best.pt", options, torch.device("cpu"))
+    kept = Teacher(tiny_run / "best.pt", options, torch.device("cpu"), cache_mb=64)
+    examples = [encode(s, fresh.model.vocabs) for s in read_conllu(EWT_DEV)[:12]]
+    first, second = collate(examples[:8]), collate(examples[4:])  # sentences 4-7 in both, other widths
+    assert torch.equal(kept.table(first), fresh.table(first))  # computed in this very batch
+    assert len(kept.kept) == 8
+    calls = []
+    encode_batch = kept.encode
+    kept.encode = lambda ex: calls.append(len(ex)) or encode_batch(ex)  # type: ignore[method-assign]
+    table = kept.table(second)
+    assert calls == [4]  # only the sentences not seen before
+    assert table.shape == fresh.table(second).shape
+    torch.testing.assert_close(table, fresh.table(second), rtol=1e-5, atol=1e-5)
+    width = second.width
+    padding = [b * width + i for b, e in enumerate(second.examples) for i in range(len(e.words), width)]
+    assert padding and not table[padding].any()
+    small = Teacher(tiny_run / "best.pt", options, torch.device("cpu"), cache_mb=0)
+    small.cache_bytes = int(kept.kept_bytes / 2)  # room for some sentences only
+    torch.testing.assert_close(small.table(second), fresh.table(second), rtol=1e-5, atol=1e-5)
+    assert 0 < len(small.kept) < 8 and small.kept_bytes <= small.cache_bytes
+
+
 def make_oracle_for(system):
     from nparse.systems import make_oracle
 

@@ -7,6 +7,11 @@ the student's (Hinton et al. 2015), both at the teacher's temperature (the one i
 softmax is calibrated), times ``trainer.distill_weight`` and the squared temperature. The
 teacher reads the same sentences through its own vocabularies and scores the same
 configurations (the same system: the feature rows of a step index both tables alike).
+
+The teacher is frozen and reads each sentence the same way every epoch (evaluation mode: no
+dropout), so its first-layer table of a sentence is kept after the first epoch
+(``trainer.distill_cache_mb`` bounds it) and later epochs only run its scorer on the student's
+configurations.
 """
 
 from __future__ import annotations
@@ -21,7 +26,7 @@ import torch.nn.functional as F
 
 from .. import checkpoint
 from ..checkpoint import model_from_state
-from ..io.data import Batch, collate, encode
+from ..io.data import Batch, Example, collate, encode
 from ..models.ensemble import EnsembleModel, check_members
 from ..models.parser import ParserModel
 from .local import NEG_INF, Steps, as_tensor
@@ -34,7 +39,7 @@ class Teacher:
     checkpoints teach as one ensemble (``models/ensemble.py``: the mean of their probabilities,
     each at its own temperature; the student's softmax takes their mean temperature)."""
 
-    def __init__(self, paths: Path | Sequence[Path], system_options: dict, device: torch.device):
+    def __init__(self, paths: Path | Sequence[Path], system_options: dict, device: torch.device, cache_mb: int = 0):
         paths = [paths] if isinstance(paths, Path) else list(paths)
         models, temperatures = [], []
         for path in paths:
@@ -50,6 +55,10 @@ class Teacher:
             check_members(models, [str(p) for p in paths], [system_options] * len(paths), decoding=False)
         self.model: ParserModel | EnsembleModel = models[0] if len(models) == 1 else EnsembleModel(models, temperatures)
         self.temperature = sum(temperatures) / len(temperatures)
+        self.cache_bytes = cache_mb * 2**20
+        self.kept: dict[int, tuple[Example, torch.Tensor]] = {}  # id(example): it and its table rows
+        self.kept_bytes = 0
+        self.empty: torch.Tensor | None = None  # the table's last row (the empty position)
         log.info(
             "distilling from %s (temperature %s)",
             ", ".join(map(str, paths)),
@@ -57,12 +66,36 @@ class Teacher:
         )
 
     @torch.no_grad()
-    def table(self, batch: Batch) -> torch.Tensor:
-        """The teacher's first-layer table of the batch's sentences (read with its vocabularies)."""
-        mine = collate([encode(e.sent, self.model.vocabs) for e in batch.examples])
-        assert mine.width == batch.width
-        _, table = self.model.encode(mine)
+    def encode(self, examples: list[Example]) -> torch.Tensor:
+        """The teacher's first-layer table of the sentences (read with its vocabularies)."""
+        _, table = self.model.encode(collate([encode(e.sent, self.model.vocabs) for e in examples]))
         assert table is not None
+        return table
+
+    @torch.no_grad()
+    def table(self, batch: Batch) -> torch.Tensor:
+        """The teacher's first-layer table of the batch, laid out as the student's (row b * width
+        + i: token i of sentence b; padding rows zero; the last row the empty position), its
+        sentences' rows kept from earlier batches where the cache allows."""
+        if not self.cache_bytes:
+            return self.encode(batch.examples)
+        rows = {id(e): kept[1] for e in batch.examples if (kept := self.kept.get(id(e))) is not None and kept[0] is e}
+        missing = [e for e in batch.examples if id(e) not in rows]
+        if missing:
+            fresh, width = self.encode(missing), max(len(e.words) for e in missing)
+            self.empty = fresh[-1].clone()
+            for b, e in enumerate(missing):
+                mine = fresh[b * width : b * width + len(e.words)].clone()
+                rows[id(e)] = mine
+                if self.kept_bytes + mine.nbytes <= self.cache_bytes:
+                    self.kept[id(e)] = (e, mine)
+                    self.kept_bytes += mine.nbytes
+        assert self.empty is not None
+        width = batch.width
+        dest = np.concatenate([np.arange(b * width, b * width + len(e.words)) for b, e in enumerate(batch.examples)])
+        table = self.empty.new_zeros((len(batch.examples) * width + 1, *self.empty.shape))
+        table[torch.from_numpy(dest).to(table.device)] = torch.cat([rows[id(e)] for e in batch.examples])
+        table[-1] = self.empty
         return table
 
     @torch.no_grad()

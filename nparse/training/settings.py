@@ -131,6 +131,8 @@ def check_settings(cfg: Config) -> None:
         )
     if not tc.distill_weight >= 0:
         raise ValueError(f"trainer.distill_weight={tc.distill_weight}: must be at least 0")
+    if tc.distill_cache_mb < 0:
+        raise ValueError(f"trainer.distill_cache_mb={tc.distill_cache_mb}: must be at least 0 (0: no cache)")
     check_schedule(tc.lr_schedule, tc.warmup)
     check_average(tc.average, tc.average_decay)
     if not tc.lr > 0:

@@ -99,7 +99,7 @@ class Trainer:
         if tc.distill_from:
             assert isinstance(self.objective, Greedy)  # check_settings: greedy training only
             paths = [resolve_path(str(p), "trainer.distill_from") for p in checkpoint_paths(tc.distill_from)]
-            self.objective.teacher = Teacher(paths, system_options(cfg), self.device)
+            self.objective.teacher = Teacher(paths, system_options(cfg), self.device, tc.distill_cache_mb)
             self.objective.distill_weight = tc.distill_weight
         start = time.perf_counter()
         self.train_examples = prepare_examples(self.data.train, self.vocabs, self.oracle, self.data.skipped)
