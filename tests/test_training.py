@@ -575,8 +575,8 @@ def test_slurm_launcher_config_composes():
 
 
 def test_resume_takes_the_runs_own_config(tmp_path):
-    """trainer.resume=PATH alone goes on with the run's data and settings (a harmless override,
-    epochs, is applied); another preset, or an override of what is trained, is refused by name."""
+    """trainer.resume=PATH alone goes on with the run's data and settings (harmless overrides,
+    epochs and the teacher's cache, are applied); another preset, or an override of what is trained, is refused by name."""
     first = tmp_path / "first"
     run_train(first, "+exp=archybrid_dynamic", "data.max_train_sentences=30", "data.dev=null", "data.test=null",
               "trainer.epochs=1", "trainer.threads=1")  # fmt: skip
@@ -592,12 +592,13 @@ def test_resume_takes_the_runs_own_config(tmp_path):
     proc = resume("data.max_train_sentences=100")
     assert proc.returncode == 1 and "data.max_train_sentences=100 would change what the run trains" in proc.stderr
     assert "Traceback" not in proc.stderr
-    proc = resume("trainer.epochs=2")
+    proc = resume("trainer.epochs=2", "trainer.distill_cache_mb=512")  # how it goes on, not what it trains
     assert proc.returncode == 0, proc.stderr[-3000:]
     metrics = json.loads((first / "metrics.json").read_text())
     assert len(metrics["epochs"]) == 2 and metrics["epochs"][1]["sentences_per_s"] > 0
     log = (first / "train.log").read_text()
     assert "training on 30 sentences" in log.split("resuming")[-1] and "trainer.epochs=2" in log
+    assert "trainer.distill_cache_mb=512" in log
 
 
 @pytest.mark.parametrize(

@@ -62,7 +62,7 @@ def log_to(run_dir: Path) -> logging.Handler:
 # Keys an override may change when resuming: how the run goes on, not what it trains.
 RESUME_HARMLESS = (
     "trainer.epochs", "trainer.patience", "trainer.plateau", "trainer.plateau_factor", "trainer.device", "trainer.threads", "trainer.log_every", "trainer.checkpoint_every",
-    "trainer.precision", "trainer.resume", "decoder.batch_size", "decoder.batch_tokens",
+    "trainer.precision", "trainer.resume", "trainer.distill_cache_mb", "decoder.batch_size", "decoder.batch_tokens",
 )  # fmt: skip
 
 
