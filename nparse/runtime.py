@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import gc
 import logging
 import os
 import time
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Mapping
+from typing import Iterator, Mapping
 
 import torch
 
@@ -168,3 +170,23 @@ def choose_precision(setting: str, device: torch.device, training: bool = False)
         return "bf16", f"auto: the CPU computes bfloat16 natively ({', '.join(native)})"
     why = "CPU flags unknown" if flags is None else "no avx512_bf16 or amx_bf16 on this CPU"
     return "fp32", f"auto: {why}"
+
+
+@contextmanager
+def collector_paused() -> Iterator[None]:
+    """Python's cyclic garbage collector off for the block (a parse), then as it was.
+
+    A parse allocates many short-lived containers. The collections they trigger promote those
+    alive at the time, and every few thousand sentences that brings a full collection, which walks
+    every object of the process (torch's and the model's: 262k objects, 127 ms on a 2-core AMD
+    EPYC). Parsing 108 short el_gdt sentences per call with the fast model, 80 calls, took 9.8-11.3 ms
+    per call with the collector off during the calls against 12.1-12.9 ms with it on. Cycles left
+    by the block are collected after it, when the collector runs again."""
+    if not gc.isenabled():
+        yield
+        return
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()

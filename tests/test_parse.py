@@ -342,3 +342,40 @@ def test_worker_groups_are_runs_of_the_batches_one_process_forms():
                    "2\tn't\t_\tPART\t_\t_\t1\tadvmod\t_\t_", "2.1\tx\t_\tX\t_\t_\t_\t_\t_\t_"])]  # fmt: skip
     chunk = ConlluChunk("t.conllu", blocks)
     assert chunk.lengths() == [len(s) for s in chunk.sentences()] == [2]
+
+
+def test_parsing_pauses_the_garbage_collector_and_restores_it(tiny_run, monkeypatch):
+    """A parse runs with Python's cyclic collector off (its full collections walked every object
+    of the process) and leaves it as it found it, on or off, also when the parse fails."""
+    import gc
+
+    import nparse
+    import nparse.decoding.decode as decode
+
+    parser = nparse.load(tiny_run / "best.pt", device="cpu")
+    sents = read_conllu(EWT_DEV)[:3]
+    seen = []
+    batch = decode.decode_batch
+
+    def recording(*args, **kwargs):
+        seen.append(gc.isenabled())
+        return batch(*args, **kwargs)
+
+    monkeypatch.setattr(decode, "decode_batch", recording)
+    assert gc.isenabled()
+    parser.parse_nbest(sents)
+    assert seen == [False] and gc.isenabled()
+    gc.disable()
+    try:
+        parser.parse_nbest(sents)
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
+
+    def failing(*args, **kwargs):
+        raise RuntimeError("out of memory")
+
+    monkeypatch.setattr(decode, "decode_batch", failing)
+    with pytest.raises(RuntimeError):
+        parser.parse_nbest(sents)
+    assert gc.isenabled()

@@ -21,6 +21,7 @@ from ..io.conllu import Sentence, with_comments
 from ..io.data import Batch, bucket_batches, collate, encode
 from ..models.ensemble import EnsembleModel
 from ..models.parser import ParserModel
+from ..runtime import collector_paused
 from ..systems.base import NONE, single_rooted
 from .beam import beam_search
 from .completion import Completion
@@ -87,18 +88,20 @@ def decode_batch(model: Network, batch: Batch, settings: DecodeSettings) -> list
 def decode_sentences(
     model: Network, sentences: Sequence[Sentence], settings: DecodeSettings, progress: bool = False
 ) -> list[list[Parse]]:
-    """Every sentence's parses, in input order, parsed in length-bucketed batches."""
-    examples = [encode(s, model.vocabs, labels=False) for s in sentences]
-    index = {id(e): k for k, e in enumerate(examples)}
-    results: list = [None] * len(examples)
-    batches = bucket_batches(examples, settings.sentences_per_batch, max_tokens=settings.batch_tokens)
-    bar = tqdm(total=len(examples), unit="sent", disable=not progress, leave=False)
-    model.eval()
-    for batch in batches:
-        for e, res in zip(batch, decode_batch(model, collate(batch), settings)):
-            results[index[id(e)]] = res
-        bar.update(len(batch))
-    bar.close()
+    """Every sentence's parses, in input order, parsed in length-bucketed batches (with the
+    garbage collector paused: ``runtime.collector_paused``)."""
+    with collector_paused():
+        examples = [encode(s, model.vocabs, labels=False) for s in sentences]
+        index = {id(e): k for k, e in enumerate(examples)}
+        results: list = [None] * len(examples)
+        batches = bucket_batches(examples, settings.sentences_per_batch, max_tokens=settings.batch_tokens)
+        bar = tqdm(total=len(examples), unit="sent", disable=not progress, leave=False)
+        model.eval()
+        for batch in batches:
+            for e, res in zip(batch, decode_batch(model, collate(batch), settings)):
+                results[index[id(e)]] = res
+            bar.update(len(batch))
+        bar.close()
     return results
 
 
