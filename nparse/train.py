@@ -8,6 +8,7 @@ The trainer itself is ``nparse.training.trainer.Trainer``.
 
 from __future__ import annotations
 
+import gc
 import logging
 import os
 import shutil
@@ -39,6 +40,10 @@ def main(cfg: DictConfig) -> float:
         logging.getLogger("nparse.train").error("%s", err)
         print(f"error: {err}", file=sys.stderr)
         sys.exit(1)
+    # The data and the model, loaded now, live as long as the run: full collections no longer walk
+    # them (as nparse-parse does). Training 3,000 EWT sentences, a full collection came about once
+    # an epoch and took 0.24-0.28 s, 16-26 ms frozen; a whole EWT epoch did not measurably change.
+    gc.freeze()
     try:
         metrics = trainer.run()
     except OSError as err:  # a full disk or a run directory that went away: no traceback, no half files
@@ -53,6 +58,7 @@ def main(cfg: DictConfig) -> float:
         print(f"stopped: {stop}", file=sys.stderr)
         sys.exit(128 + (stop.signum or 15))  # as if killed by the signal: 143 for SIGTERM, 130 for Ctrl-C
     finally:
+        gc.unfreeze()  # a Hydra sweep runs its jobs in this process, one after another
         shutdown(ranks)
     best = metrics.get("best") or {}
     return float(best.get("dev_las", 0.0))
