@@ -77,12 +77,18 @@ def bf16_copy(lstm: nn.LSTM) -> nn.LSTM:
     """A bfloat16 copy of ``lstm``, kept until its weights change (their storage or version
     counter, as ``CharCache``): casting the weights at every call cost a fifth of parsing one
     short sentence."""
-    key = tuple((p.data_ptr(), p._version) for p in lstm.parameters())
+    key = weights_key(list(lstm.parameters()))
     kept = _BF16_COPIES.get(lstm)
     if kept is None or kept[0] != key:
         kept = (key, copy.deepcopy(lstm).to(torch.bfloat16).requires_grad_(False))
         _BF16_COPIES[lstm] = kept
     return kept[1]
+
+
+def weights_key(params: list[torch.Tensor]) -> tuple:
+    """What changes when weights do: their storage or version counter (an optimizer step,
+    ``load_state_dict``, weight averaging)."""
+    return tuple((p.data_ptr(), p._version) for p in params)
 
 
 def clip(form: str, half: int) -> str:
@@ -136,7 +142,7 @@ class CharCache:
     @staticmethod
     def key_of(params: list[torch.Tensor]) -> tuple:
         precision = torch.get_autocast_dtype("cpu") if torch.is_autocast_enabled("cpu") else None
-        return (precision, *((p.data_ptr(), p._version) for p in params))
+        return (precision, *weights_key(params))
 
     def filled(self, params: list[torch.Tensor]) -> bool:
         """Whether the fixed part holds vectors for these weights in the current precision."""

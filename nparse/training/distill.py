@@ -83,7 +83,8 @@ class Teacher:
         missing = [e for e in batch.examples if id(e) not in rows]
         if missing:
             fresh, width = self.encode(missing), max(len(e.words) for e in missing)
-            self.empty = fresh[-1].clone()
+            if self.empty is None:  # the same in every table
+                self.empty = fresh[-1].clone()
             for b, e in enumerate(missing):
                 mine = fresh[b * width : b * width + len(e.words)].clone()
                 rows[id(e)] = mine
