@@ -73,7 +73,10 @@ def main() -> None:
     ap.add_argument("--samples", type=int, default=10000)
     args = ap.parse_args()
     torch.set_num_threads(args.threads)
-    arms = dict(a.split("=", 1) for a in args.arms)
+    arms = dict(a.rsplit("=", 1) for a in args.arms)  # a name may hold "=", a folder does not
+    for arm, folder in arms.items():
+        if not Path(folder).is_dir():
+            raise SystemExit(f"--arms {arm}={folder}: no such folder")
     baseline = args.baseline or next(iter(arms))
     # rows[(data, arm, decoding)][seed] = (dev LAS, test LAS, test prediction file, test UAS)
     rows: dict[tuple[str, str, str], dict[int, tuple[float, float, Path, float]]] = defaultdict(dict)
