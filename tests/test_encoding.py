@@ -71,3 +71,47 @@ def test_bf16_lstm_runs_on_kept_copy_that_follows_the_weights():
         assert bf16_copy(lstm) is not kept
         assert torch.equal(second.data, want())
         assert not torch.equal(second.data, first.data)
+
+
+def test_bf16_lstm_copy_follows_train_and_eval_mode():
+    """The kept copy runs dropout between layers exactly when its LSTM would: a copy made in
+    training mode is not reused after ``eval()`` (parsing would otherwise drop units)."""
+    from torch.nn.utils.rnn import pack_padded_sequence
+
+    from nparse.models.encoder import bf16_copy, run_lstm
+
+    torch.manual_seed(0)
+    lstm = torch.nn.LSTM(6, 5, num_layers=2, dropout=0.5, batch_first=True, bidirectional=True)
+    packed = pack_padded_sequence(torch.randn(3, 4, 6), torch.tensor([4, 2, 3]), batch_first=True, enforce_sorted=False)
+    with torch.no_grad(), torch.autocast("cpu", dtype=torch.bfloat16):
+        assert bf16_copy(lstm).training
+        lstm.eval()
+        assert not bf16_copy(lstm).training
+        first, _ = run_lstm(lstm, packed)
+        second, _ = run_lstm(lstm, packed)
+        assert torch.equal(first.data, second.data)  # no dropout while evaluating
+
+
+def test_weights_made_under_inference_mode_parse_in_bf16_without_a_kept_copy():
+    """Inference tensors have no version counter to key a kept copy on: the LSTM is cast per call
+    and the character cache computes afresh, rather than failing."""
+    from torch.nn.utils.rnn import pack_padded_sequence
+
+    from nparse.models.encoder import CharCache, bf16_copy, run_lstm, weights_key
+
+    with torch.inference_mode():
+        lstm = torch.nn.LSTM(6, 5, batch_first=True)
+    params = list(lstm.parameters())
+    assert weights_key(params) is None
+    packed = pack_padded_sequence(torch.randn(2, 3, 6), torch.tensor([3, 2]), batch_first=True)
+    with torch.no_grad(), torch.autocast("cpu", dtype=torch.bfloat16):
+        out, _ = run_lstm(lstm, packed)
+        assert out.data.dtype == torch.float32 and bf16_copy(lstm) is not bf16_copy(lstm)
+        cache = CharCache(10)
+        calls = []
+        compute = lambda forms: calls.append(list(forms)) or torch.ones(len(forms), 2)  # noqa: E731
+        cache.fill(["a"], params, compute)
+        assert not cache.filled(params)
+        cache.vectors(["a", "b"], params, compute)
+        cache.vectors(["a", "b"], params, compute)
+        assert calls == [["a", "b"], ["a", "b"]]  # nothing kept

@@ -77,7 +77,10 @@ def bf16_copy(lstm: nn.LSTM) -> nn.LSTM:
     """A bfloat16 copy of ``lstm``, kept until its weights change (their storage or version
     counter, as ``CharCache``): casting the weights at every call cost a fifth of parsing one
     short sentence."""
-    key = weights_key(list(lstm.parameters()))
+    weights = weights_key(list(lstm.parameters()))
+    if weights is None:  # inference tensors: nothing to key a kept copy on
+        return copy.deepcopy(lstm).to(torch.bfloat16).requires_grad_(False)
+    key = (lstm.training, *weights)  # the copy runs dropout between layers as the LSTM would
     kept = _BF16_COPIES.get(lstm)
     if kept is None or kept[0] != key:
         kept = (key, copy.deepcopy(lstm).to(torch.bfloat16).requires_grad_(False))
@@ -85,9 +88,12 @@ def bf16_copy(lstm: nn.LSTM) -> nn.LSTM:
     return kept[1]
 
 
-def weights_key(params: list[torch.Tensor]) -> tuple:
+def weights_key(params: list[torch.Tensor]) -> tuple | None:
     """What changes when weights do: their storage or version counter (an optimizer step,
-    ``load_state_dict``, weight averaging)."""
+    ``load_state_dict``, weight averaging). None for inference tensors (a model loaded under
+    ``torch.inference_mode``), which have no version counter: nothing computed from them is kept."""
+    if any(p.is_inference() for p in params):
+        return None
     return tuple((p.data_ptr(), p._version) for p in params)
 
 
@@ -140,25 +146,35 @@ class CharCache:
         self.key: tuple = ()
 
     @staticmethod
-    def key_of(params: list[torch.Tensor]) -> tuple:
+    def key_of(params: list[torch.Tensor]) -> tuple | None:
+        """The weights' key (``weights_key``) and the precision; None where nothing may be kept."""
+        weights = weights_key(params)
+        if weights is None:
+            return None
         precision = torch.get_autocast_dtype("cpu") if torch.is_autocast_enabled("cpu") else None
-        return (precision, *weights_key(params))
+        return (precision, *weights)
 
     def filled(self, params: list[torch.Tensor]) -> bool:
         """Whether the fixed part holds vectors for these weights in the current precision."""
-        return bool(self.fixed) and self.fixed_key == self.key_of(params)
+        key = self.key_of(params)
+        return key is not None and bool(self.fixed) and self.fixed_key == key
 
     def fill(self, forms: list[str], params: list[torch.Tensor], compute: Callable[[list[str]], torch.Tensor]) -> None:
         """Compute and keep the vectors of ``forms`` for good (until the weights change)."""
+        key = self.key_of(params)
+        if key is None:
+            return
         self.fixed = {f: k for k, f in enumerate(forms)}
         self.fixed_table = compute(forms) if forms else None
-        self.fixed_key = self.key_of(params)
+        self.fixed_key = key
 
     def vectors(
         self, forms: list[str], params: list[torch.Tensor], compute: Callable[[list[str]], torch.Tensor]
     ) -> torch.Tensor:
         """[len(forms), dim] vectors of distinct ``forms``; ``compute`` runs on the missing ones."""
         key = self.key_of(params)
+        if key is None:
+            return compute(forms)
         if self.fixed and key == self.fixed_key:
             assert self.fixed_table is not None
             rows = np.fromiter(map(self.fixed.get, forms, repeat(-1)), dtype=np.int64, count=len(forms))
