@@ -172,6 +172,15 @@ def choose_precision(setting: str, device: torch.device, training: bool = False)
     return "fp32", f"auto: {why}"
 
 
+def collector_freeze() -> None:
+    """Leave everything alive now out of the collector's full collections (``gc.freeze``; the
+    caller unfreezes), after collecting what is garbage already: a Hydra sweep's previous job
+    leaves its trainer in reference cycles, and frozen with the next job's data it would stay
+    alive, model and optimizer state included, for that whole job."""
+    gc.collect()
+    gc.freeze()
+
+
 @contextmanager
 def collector_paused() -> Iterator[None]:
     """Python's cyclic garbage collector off for the block (a parse), then as it was.

@@ -20,7 +20,7 @@ from omegaconf import DictConfig
 
 from . import config_schema  # noqa: F401  (registers the config schemas)
 from .paths import CONF_DIR
-from .runtime import pick_device
+from .runtime import collector_freeze, pick_device
 from .training.distributed import Ranks, broadcast, ranks_from_env, setup, shutdown
 from .training.trainer import Preempted, Trainer
 
@@ -43,7 +43,7 @@ def main(cfg: DictConfig) -> float:
     # The data and the model, loaded now, live as long as the run: full collections no longer walk
     # them (as nparse-parse does). Training 3,000 EWT sentences, a full collection came about once
     # an epoch and took 0.24-0.28 s, 16-26 ms frozen; a whole EWT epoch did not measurably change.
-    gc.freeze()
+    collector_freeze()
     try:
         metrics = trainer.run()
     except OSError as err:  # a full disk or a run directory that went away: no traceback, no half files

@@ -778,3 +778,26 @@ def test_freed_memory_is_kept_unless_the_user_tuned_malloc(monkeypatch):
         monkeypatch.delenv(name, raising=False)
     if platform.libc_ver()[0] == "glibc":
         assert keep_freed_memory() is True
+
+
+def test_freezing_for_a_run_first_frees_the_garbage_of_the_previous_one():
+    """A Hydra sweep trains its jobs in one process: what the previous job left in reference
+    cycles (its trainer) is freed before the next job freezes what is alive, not kept all run."""
+    import gc
+    import weakref
+
+    from nparse.runtime import collector_freeze
+
+    class Job:
+        pass
+
+    job = Job()
+    job.me = job  # a cycle, as Trainer's scheduler closure makes
+    gone = weakref.ref(job)
+    del job
+    try:
+        collector_freeze()
+        assert gone() is None
+        assert gc.get_freeze_count() > 0
+    finally:
+        gc.unfreeze()
