@@ -83,6 +83,8 @@ class Teacher:
         missing = [e for e in batch.examples if id(e) not in rows]
         if missing:
             fresh, width = self.encode(missing), max(len(e.words) for e in missing)
+            # Rows are cut at the student's lengths: the teacher must read each sentence as long.
+            assert fresh.shape[0] == len(missing) * width + 1, "the teacher read the sentences to other lengths"
             if self.empty is None:  # the same in every table
                 self.empty = fresh[-1].clone()
             for b, e in enumerate(missing):
