@@ -28,6 +28,15 @@ class MissingPOSError(ValueError):
     """The model reads POS tags the input does not have."""
 
 
+def member_temperature(member: "Parser") -> float:
+    """The temperature an ensemble takes a member's probabilities at: the one it parses with
+    alone, except for raw scores, whose scale is the training's accident: there the temperature
+    fitted on dev (as a distillation teacher takes it), else 1."""
+    if member.settings.scores == "raw":
+        return float((member.calibration or {}).get("temperature", 1.0))
+    return member.settings.temperature or 1.0
+
+
 class Parser:
     """A trained parser loaded from a checkpoint.
 
@@ -112,7 +121,7 @@ class Parser:
         if len(members) == 1 and models[0].completion is not None:
             return first
         check_members(models, [m.name for m in members], [system_of(m.config) for m in members])
-        temperatures = [m.settings.temperature or 1.0 for m in members]
+        temperatures = [member_temperature(m) for m in members]
         parser = cls(
             EnsembleModel(models, temperatures), first.config, first.calibration if len(members) == 1 else None
         )

@@ -88,6 +88,20 @@ def test_a_temperature_in_the_members_config_is_applied_once(single):
         ensemble.parse_nbest(SENTENCES[:2], decoder="mst")
 
 
+def test_a_member_decoding_raw_scores_is_averaged_at_its_fitted_temperature(single):
+    """Raw scores have no scale of their own: a member whose config decodes them is taken at the
+    temperature fitted on dev (as a distillation teacher is), not at 1, so that it cannot
+    outvote the others by the size of its margins."""
+    config = copy.deepcopy(single.config)
+    config.decoder.scores = "raw"
+    calibration = {**(single.calibration or {}), "temperature": 0.6}
+    raw = Parser(single.model, config, calibration)
+    raw.name = "raw"
+    assert raw.settings.scores == "raw" and raw.settings.temperature == 1.0  # alone: raw scores
+    ensemble = Parser.ensemble([raw, member(single, single.model, "local")])
+    assert ensemble.model.scorer.temperatures[0] == 0.6
+
+
 def test_averaging_stays_in_the_log_domain():
     """A transition 2,000 below the best in every member has a probability below float64's
     range: its averaged log-probability is still finite (a distillation target must be)."""
