@@ -801,3 +801,25 @@ def test_freezing_for_a_run_first_frees_the_garbage_of_the_previous_one():
         assert gc.get_freeze_count() > 0
     finally:
         gc.unfreeze()
+
+
+def test_without_a_dev_set_metrics_name_the_last_epoch_as_best_pt_holds_it(tmp_path):
+    """Without dev scores every epoch replaces best.pt, so metrics.json's best is the last epoch
+    (it named epoch 1)."""
+    from hydra import compose, initialize_config_dir
+
+    from nparse import config_schema  # noqa: F401  (registers the config schemas)
+    from nparse.paths import CONF_DIR
+    from nparse.training.trainer import Trainer
+
+    overrides = ["+exp=archybrid_dynamic", "data.max_train_sentences=16", "data.dev=null", "data.test=null",
+                 "trainer.epochs=2", "trainer.batch_size=8", "trainer.threads=1"]  # fmt: skip
+    with initialize_config_dir(config_dir=str(CONF_DIR), version_base="1.3"):
+        cfg = compose(config_name="config", overrides=overrides)
+    threads = torch.get_num_threads()
+    try:
+        metrics = Trainer(cfg, tmp_path / "run").run()
+    finally:
+        torch.set_num_threads(threads)
+    saved = torch.load(tmp_path / "run" / "best.pt", map_location="cpu", weights_only=False)["epoch"]
+    assert metrics["best"]["epoch"] == saved == 2

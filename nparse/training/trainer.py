@@ -41,7 +41,7 @@ from .distributed import NoWriter, Ranks, barrier, broadcast, gather_counters, s
 from .models import fine_tuned_model, new_model, parameter_groups
 from .distill import Teacher
 from .objectives import Greedy, build_objective
-from .patience import epochs_without_gain, patience_exhausted, plateau_cuts, stop_line
+from .patience import best_epoch, epochs_without_gain, patience_exhausted, plateau_cuts, stop_line
 from .resume import Preempted, log_to, preempted, resumed_config, stop_signals
 from .schedule import lr_schedule, refresh_rates
 from .segmenting import segment_run
@@ -317,7 +317,8 @@ class Trainer:
     def write_metrics(self, extra: dict | None = None) -> dict:
         if not self.ranks.main:
             return {}
-        best = max(self.history, key=lambda h: h.get("dev_las", -1.0)) if self.history else None
+        # Without dev scores best.pt holds the last epoch (each one "improves").
+        best = best_epoch(self.history) or (self.history[-1] if self.history else None)
         metrics = {
             "exp": self.cfg.exp_name,
             "treebank": self.cfg.data.name,
