@@ -138,3 +138,20 @@ def test_docbin_round_trips_the_parse_and_displacy_draws_it(tagger_model):
     svg = spacy.displacy.render(docs[0], style="dep", jupyter=False)
     assert svg.startswith("<svg") and ("n&#x27;t" in svg or "n't" in svg)
     assert all(t.dep_ in svg for t in docs[0] if t.dep_ != "ROOT")
+
+
+def test_shared_parsers_are_keyed_on_every_member_of_an_ensemble(tmp_path, monkeypatch):
+    """model="a.pt,b.pt" names both checkpoints in the cache key, resolved: the same relative
+    second path from another directory is another parser."""
+    from nparse.spacy import component
+
+    loaded = []
+    monkeypatch.setattr(component.Parser, "load", lambda model, *args: loaded.append(model) or object())
+    monkeypatch.setattr(component, "_PARSERS", {})
+    for folder in ("x", "y"):
+        (tmp_path / folder).mkdir()
+        monkeypatch.chdir(tmp_path / folder)
+        component.shared_parser(f"{tmp_path}/a.pt,b.pt")
+        component.shared_parser(f"{tmp_path}/a.pt,b.pt")
+    assert len(loaded) == 2  # once per directory, then shared
+    assert {key[0].split(",")[1] for key in component._PARSERS} == {f"{tmp_path}/x/b.pt", f"{tmp_path}/y/b.pt"}

@@ -30,6 +30,7 @@ from spacy.tokens import Doc, Span
 from spacy.util import minibatch
 
 from ..api import Parser
+from ..checkpoint import checkpoint_paths
 from ..io.conllu import Sentence, build_sentence
 from ..io.rawtext import paragraphs
 
@@ -41,7 +42,7 @@ _PARSERS: dict[tuple[str, str, int | None, str], Parser] = {}
 def shared_parser(model: str | Path, device: str = "auto", threads: int | None = None, precision: str = "auto") -> Parser:
     """One ``Parser`` per checkpoint, device, thread setting and precision in a process, shared
     by the component and the tokenizer of ``nparse.spacy.load``."""
-    key = (str(Path(model).resolve()), device, threads, precision)
+    key = (",".join(str(Path(m).resolve()) for m in checkpoint_paths(model)), device, threads, precision)
     if key not in _PARSERS:
         _PARSERS[key] = Parser.load(model, device, threads, precision)
     return _PARSERS[key]
