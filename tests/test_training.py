@@ -823,3 +823,43 @@ def test_without_a_dev_set_metrics_name_the_last_epoch_as_best_pt_holds_it(tmp_p
         torch.set_num_threads(threads)
     saved = torch.load(tmp_path / "run" / "best.pt", map_location="cpu", weights_only=False)["epoch"]
     assert metrics["best"]["epoch"] == saved == 2
+
+
+def test_a_signal_during_the_dev_evaluation_stops_after_that_epoch_and_later_at_once(tmp_path, monkeypatch):
+    """A stop signal that arrives while an epoch is evaluated stops the run once that epoch's
+    last.pt is written (it trained a batch of the next epoch first); one that arrives after the
+    last epoch stops the final evaluation at once (it went on). Resuming finishes the run."""
+    import signal
+
+    from hydra import compose, initialize_config_dir
+
+    from nparse import config_schema  # noqa: F401  (registers the config schemas)
+    from nparse.paths import CONF_DIR
+    from nparse.training.resume import Preempted
+    from nparse.training.trainer import Trainer
+
+    overrides = ["+exp=archybrid_dynamic", "data.max_train_sentences=16", f"data.dev={small_dev(tmp_path, 20)}",
+                 "data.test=null", "trainer.epochs=2", "trainer.batch_size=8", "trainer.threads=1",
+                 "trainer.resume=auto"]  # fmt: skip
+    with initialize_config_dir(config_dir=str(CONF_DIR), version_base="1.3"):
+        cfg = compose(config_name="config", overrides=overrides)
+    evaluate = Trainer.evaluate
+
+    def signalled(self, *args, **kwargs):
+        os.kill(os.getpid(), signal.SIGTERM)
+        return evaluate(self, *args, **kwargs)
+
+    threads = torch.get_num_threads()
+    try:
+        monkeypatch.setattr(Trainer, "evaluate", signalled)
+        with pytest.raises(Preempted, match="SIGTERM: stopped after epoch 1;"):
+            Trainer(cfg, tmp_path / "run").run()
+        last = torch.load(tmp_path / "run" / "last.pt", map_location="cpu", weights_only=False)
+        assert last["epoch"] == 1 and "partial" not in last
+        monkeypatch.setattr(Trainer, "calibrate", lambda self: os.kill(os.getpid(), signal.SIGTERM))
+        monkeypatch.setattr(Trainer, "evaluate", evaluate)
+        with pytest.raises(Preempted, match="before the run's final evaluation ended"):
+            Trainer(cfg, tmp_path / "run").run()
+    finally:
+        torch.set_num_threads(threads)
+    assert torch.load(tmp_path / "run" / "last.pt", map_location="cpu", weights_only=False)["epoch"] == 2

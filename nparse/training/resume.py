@@ -33,6 +33,18 @@ def preempted(signum: int | None, done: int, updates: int, epoch: int, run_dir: 
     )
 
 
+def preempted_between(signum: int | None, epoch: int, run_dir: Path, finishing: bool = False) -> Preempted:
+    """The error of a stop that came outside the training batches: during an epoch's evaluation
+    and checkpoints (``last.pt`` holds the whole epoch), or, ``finishing``, after the last epoch."""
+    name = signal.Signals(signum).name if signum else "a stop on another rank"
+    where = "before the run's final evaluation ended" if finishing else f"after epoch {epoch}"
+    return Preempted(
+        f"{name}: stopped {where}; {run_dir / 'last.pt'} holds epoch {epoch}; "
+        f"rerun with trainer.resume=auto hydra.run.dir={run_dir} to go on",
+        signum,
+    )
+
+
 @contextmanager
 def stop_signals(handler: Callable[[int, Any], None]) -> Iterator[None]:
     """``handler`` receives the stop signals for the duration (it sets a flag the training loop

@@ -42,7 +42,7 @@ from .models import fine_tuned_model, new_model, parameter_groups
 from .distill import Teacher
 from .objectives import Greedy, build_objective
 from .patience import best_epoch, epochs_without_gain, patience_exhausted, plateau_cuts, stop_line
-from .resume import Preempted, log_to, preempted, resumed_config, stop_signals
+from .resume import Preempted, log_to, preempted, preempted_between, resumed_config, stop_signals
 from .schedule import lr_schedule, refresh_rates
 from .segmenting import segment_run
 from .settings import check_settings, device_and_precision, system_options
@@ -74,6 +74,7 @@ class Trainer:
         tc = cfg.trainer
         set_threads(tc.threads, log)
         self.stop_signal: int | None = None
+        self.finishing = False  # past the last epoch
         self.log_handler: logging.Handler | None = None  # train.log of a resumed run
         self.partial: dict | None = None  # the epoch in progress of a mid-epoch last.pt
         self.device, (self.precision, why) = device_and_precision(tc, self.ranks.local if self.ranks.active else None)
@@ -333,8 +334,13 @@ class Trainer:
         return metrics
 
     def _on_signal(self, signum: int, frame) -> None:
+        if self.finishing:  # calibration, test parse, segmenter: nothing to finish first
+            raise preempted_between(signum, self.epoch, self.run_dir, finishing=True)
         if self.stop_signal is None:
-            log.warning("%s received: finishing the current batch, then writing last.pt", signal.Signals(signum).name)
+            log.warning(
+                "%s received: finishing the current batch (or the epoch's evaluation), then stopping with last.pt written",
+                signal.Signals(signum).name,
+            )
         self.stop_signal = signum
 
     def run(self) -> dict:
@@ -414,6 +420,13 @@ class Trainer:
             waited = epochs_without_gain(self.history) if tc.patience and "dev_las" in record else 0
             patience = f", {waited}/{tc.patience} epochs without a gain (trainer.patience)" if waited else ""
             log.info("%s%s", epoch_line(epoch, stats, record, improved), patience)
+            # A signal during the evaluation or the checkpoints: last.pt holds the whole epoch.
+            stop = self.stop_signal is not None
+            if self.ranks.active:
+                stop = total(float(stop), self.ranks) > 0
+            if stop:
+                raise preempted_between(self.stop_signal, epoch, self.run_dir)
+        self.finishing = True  # a signal now stops the run at once (_on_signal)
         extra: dict[str, Any] = {}
         if main and self.history:
             extra["stopped"] = stop_line(self.history, tc.patience, tc.epochs)
