@@ -111,6 +111,11 @@ def test_plain_text_reader():
     sents = read_text(io.StringIO("The cat sat .\n\n  Dogs   bark\n"))
     assert [s.forms[1:] for s in sents] == [["The", "cat", "sat", "."], ["Dogs", "bark"]]
     assert sents[1].word_line(1) == 3
+    assert [s.forms[1:] for s in read_text(io.StringIO("Windows line .\r\nends .\r\n"))] == [
+        ["Windows", "line", "."], ["ends", "."]
+    ]  # fmt: skip
+    with pytest.raises(CoNLLUError, match=r"<stream>:1: carriage return"):  # old Mac line ends: not one sentence
+        read_text(io.StringIO("The cat sat .\rA dog barked .\r"))
 
 
 @pytest.mark.parametrize(
@@ -196,3 +201,23 @@ def test_written_files_get_the_usual_permissions(tmp_path):
     mask = os.umask(0)
     os.umask(mask)
     assert out.stat().st_mode & 0o777 == 0o666 & ~mask  # not mkstemp's 0600: others may read the parse
+
+
+def test_atomic_output_follows_links_and_writes_devices_directly(tmp_path):
+    """output= naming a symbolic link replaces the file it names and keeps the link; naming a
+    device (/dev/null, through a link here) writes into it rather than renaming a file over it."""
+    import os
+
+    from nparse.io.conllu import atomic_text
+
+    target, link = tmp_path / "target.conllu", tmp_path / "link.conllu"
+    target.write_text("old\n")
+    link.symlink_to(target)
+    with atomic_text(link) as handle:
+        handle.write("new\n")
+    assert link.is_symlink() and target.read_text() == "new\n"
+    sink = tmp_path / "sink"
+    sink.symlink_to(os.devnull)
+    with atomic_text(sink) as handle:
+        handle.write("discarded\n")
+    assert sink.is_symlink() and not os.path.isfile(os.devnull)

@@ -294,7 +294,10 @@ def iter_text(source: str | Path | Iterable[str], path: str | None = None) -> It
     path = path or str(getattr(source, "name", "<stream>"))
     count = 0
     for lineno, raw in enumerate(source, 1):
-        tokens = raw.split()
+        line = raw.rstrip("\r\n")
+        if "\r" in line:  # str.split() would take it for a space and join two sentences
+            raise CoNLLUError(path, lineno, lone_cr_message(line))
+        tokens = line.split()
         if not tokens:
             continue
         count += 1
@@ -404,8 +407,18 @@ def _umask() -> int:
 @contextmanager
 def atomic_text(path: str | Path) -> Iterator[IO[str]]:
     """A UTF-8 file written next to ``path`` and renamed over it when complete: a full disk, an
-    error or a kill never leaves half-written output (the temporary file is removed)."""
-    path = Path(path)
+    error or a kill never leaves half-written output (the temporary file is removed). A symbolic
+    link is followed (the file it names is replaced, not the link); a device or pipe
+    (``/dev/null``, ``/dev/stdout``, a FIFO) is written directly, since renaming over it would
+    replace it with a file."""
+    path = Path(os.path.realpath(path))
+    if path.exists() and not path.is_file() and not path.is_dir():
+        try:
+            with open(path, "w", encoding="utf-8", newline="\n") as handle:
+                yield handle
+        except OSError as err:
+            raise OSError(f"cannot write {path}: {err.strerror or err}") from None
+        return
     try:
         fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     except OSError as err:
