@@ -193,6 +193,7 @@ def main(argv: list[str] | None = None) -> int:
 
     n_sents = n_words = 0
     seconds = 0.0
+    detected = None  # the format format=auto chose
     try:
         beam_size, nbest, batch_size, chunk, threads = (
             _positive(args, key) for key in ("beam_size", "nbest", "batch_size", "chunk", "threads")
@@ -204,7 +205,7 @@ def main(argv: list[str] | None = None) -> int:
             handle, name = open_input(args["input"], stack)
             fmt = args["format"]
             if fmt == "auto":
-                fmt = sniff_lines(utf8_lines(handle, name))
+                fmt = detected = sniff_lines(utf8_lines(handle, name))
                 handle.seek(0)
             lines = utf8_lines(handle, name)
             from .runtime import pick_device
@@ -258,10 +259,15 @@ def main(argv: list[str] | None = None) -> int:
             if html:
                 out.write(page_tail())
     except (CoNLLUError, MissingPOSError, OSError, ValueError, RuntimeError) as err:
-        print(f"error: {err}", file=sys.stderr)
+        hint = ""
+        if isinstance(err, CoNLLUError) and detected == "conllu" and err.message.endswith("found 1"):  # no tab
+            hint = " (read as CoNLL-U, as format=auto judged it; format=text reads one sentence of tokens per line)"
+        print(f"error: {err}{hint}", file=sys.stderr)
         if args["output"] not in (None, "-"):
             print(f"error: nothing written to {args['output']}", file=sys.stderr)
         return 1
+    if not n_sents:
+        print(f"warning: {args['input']}: no sentences to parse", file=sys.stderr)
     print(
         f"parsed {n_sents} sentences ({n_words} words) in {seconds:.1f} s (read, parsed and written, the "
         f"{model_note(parser)} loaded{'; with the workers starting' if workers > 1 else ''}) "

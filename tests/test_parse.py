@@ -379,3 +379,19 @@ def test_parsing_pauses_the_garbage_collector_and_restores_it(tiny_run, monkeypa
     with pytest.raises(RuntimeError):
         parser.parse_nbest(sents)
     assert gc.isenabled()
+
+
+def test_parse_says_when_there_is_nothing_to_parse_or_auto_read_text_as_conllu(tiny_run, tmp_path, capsys):
+    """An empty input parses to an empty output with a warning; a text file that format=auto took
+    for CoNLL-U gets the error at its line and a hint to format=text."""
+    from nparse import parse as parse_cli
+
+    model = f"model={tiny_run / 'best.pt'}"
+    empty, numbered = tmp_path / "empty.conllu", tmp_path / "recipe.txt"
+    empty.write_text("")
+    numbered.write_text("1 Preheat the oven\n2 Mix the flour\n3 Bake it well\n")
+    assert parse_cli.main([model, f"input={empty}", f"output={tmp_path / 'out.conllu'}", "device=cpu"]) == 0
+    assert f"warning: {empty}: no sentences to parse" in capsys.readouterr().err
+    assert parse_cli.main([model, f"input={numbered}", f"output={tmp_path / 'out2.conllu'}", "device=cpu"]) == 1
+    err = capsys.readouterr().err
+    assert f"{numbered}:1: expected 10 tab-separated columns, found 1 (read as CoNLL-U" in err and "format=text" in err

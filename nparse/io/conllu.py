@@ -125,7 +125,12 @@ def build_sentence(path: str, start: int, lines: list[str], allow_missing_heads:
         seen_tokens = True
         cols = raw.split("\t")
         if len(cols) != 10:
-            raise CoNLLUError(path, lineno, f"expected 10 tab-separated columns, found {len(cols)}")
+            bom = (
+                " (the line starts with a byte-order mark, U+FEFF: files joined with cat?)"
+                if raw.startswith("\ufeff")
+                else ""
+            )
+            raise CoNLLUError(path, lineno, f"expected 10 tab-separated columns, found {len(cols)}{bom}")
         tid = parse_id(cols[0])
         n = len(forms) - 1
         if isinstance(tid, int):
@@ -168,6 +173,10 @@ def build_sentence(path: str, start: int, lines: list[str], allow_missing_heads:
             raise CoNLLUError(path, lineno, f"bad ID {cols[0]!r}")
     n = len(forms) - 1
     if n == 0:
+        if all(line.startswith("#") for line in lines):
+            raise CoNLLUError(
+                path, start, "comment lines followed by no words (a sentence's comments come right before its words)"
+            )
         raise CoNLLUError(path, start, "sentence without words")
     if next_range_end > n:
         raise CoNLLUError(
