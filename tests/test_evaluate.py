@@ -75,6 +75,22 @@ def test_cli_reports_mismatched_words(tmp_path, capsys):
     assert f"{pred}:1:" in capsys.readouterr().err
 
 
+def test_cli_points_at_the_sentence_without_a_partner(tmp_path, capsys):
+    """An extra predicted sentence is reported at its own line, aligned or not; a missing one
+    names the gold sentence left without a partner."""
+    one = "1\ta\ta\tX\t_\t_\t0\troot\t_\t_\n\n"
+    two = one + "1\tb\tb\tX\t_\t_\t0\troot\t_\t_\n\n"
+    gold, pred = tmp_path / "g.conllu", tmp_path / "p.conllu"
+    gold.write_text(one)
+    pred.write_text(two)
+    assert main([f"gold={gold}", f"pred={pred}", "aligned=false"]) == 1
+    assert f"{pred}:3: 2 sentences, but the gold file has 1: this one is past its end" in capsys.readouterr().err
+    assert main([f"gold={gold}", f"pred={pred}", "aligned=true"]) == 1
+    assert f"{pred}:3: the gold file ends before this predicted text" in capsys.readouterr().err
+    assert main([f"gold={pred}", f"pred={gold}", "aligned=false"]) == 1
+    assert f"{gold}:1: 1 sentences, but the gold file has 2: none for {pred}:3" in capsys.readouterr().err
+
+
 def test_breakdown_by_quarter_and_length(tmp_path, capsys):
     from nparse.eval.scores import breakdown, group_of
 

@@ -209,6 +209,10 @@ def check_same_text(gold: Document, pred: Document) -> None:
     k = next((i for i, (a, b) in enumerate(zip(gold.text, pred.text)) if a != b), min(len(gold.text), len(pred.text)))
     if k < len(pred.where):
         path, line = pred.where[k]
+        if k == len(gold.text):
+            raise CoNLLUError(
+                path, line, "the gold file ends before this predicted text; both files must hold the same text"
+            )
         raise CoNLLUError(path, line, f"the text differs from the gold file here (character {k}: {pred.text[k:k + 20]!r} "
                           f"against {gold.text[k:k + 20]!r}); both files must hold the same text")  # fmt: skip
     path, line = gold.where[k] if k < len(gold.where) else ("<gold>", 1)

@@ -123,7 +123,19 @@ def read_pair(gold_path: str, pred_path: str) -> tuple[list[Sentence], list[Sent
     gold = read_conllu(gold_path)
     pred = read_conllu(pred_path, allow_missing_heads=True)
     if len(gold) != len(pred):
-        raise CoNLLUError(pred_path, 1, f"{len(pred)} sentences, but the gold file has {len(gold)}")
+        if len(pred) > len(gold):  # point at the first sentence without a partner
+            extra = pred[len(gold)]
+            raise CoNLLUError(
+                extra.path,
+                extra.line,
+                f"{len(pred)} sentences, but the gold file has {len(gold)}: this one is past its end",
+            )
+        missing = gold[len(pred)]
+        raise CoNLLUError(
+            pred_path,
+            1,
+            f"{len(pred)} sentences, but the gold file has {len(gold)}: none for {missing.path}:{missing.line}",
+        )
     for g, p in zip(gold, pred):
         if g.forms[1:] != p.forms[1:]:
             k = next((i for i in range(1, min(len(g), len(p)) + 1) if g.forms[i] != p.forms[i]), min(len(g), len(p)))
