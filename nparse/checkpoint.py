@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import pickle
+import zipfile
 import tempfile
 from pathlib import Path
 from typing import Any, Sequence
@@ -47,6 +48,8 @@ def load(path: str | Path, device: str | torch.device = "cpu", resume: bool = Fa
     path = Path(path)
     if not path.is_file():
         raise FileNotFoundError(f"checkpoint not found: {path}")
+    if not zipfile.is_zipfile(path):  # what torch.save writes; a CoNLL-U or text file is not one
+        raise ValueError(f"{path}: not an nparse checkpoint (not a file torch.save wrote)")
     try:  # tensors and plain data only: unpickling arbitrary objects could run code
         state = torch.load(path, map_location=device, weights_only=True)
     except pickle.UnpicklingError as err:

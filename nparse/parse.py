@@ -68,6 +68,7 @@ import time
 from contextlib import ExitStack
 from dataclasses import dataclass
 from itertools import islice
+from pathlib import Path
 from multiprocessing.context import BaseContext
 from typing import IO, TYPE_CHECKING, Iterable, Iterator, TypeVar
 
@@ -201,6 +202,8 @@ def main(argv: list[str] | None = None) -> int:
         if args["format"] not in ("auto", "conllu", "text", "raw"):
             raise ValueError(f"format must be auto, conllu, text or raw, not {args['format']!r}")
         html = output_is_html(args["output_format"], args["output"])
+        if args["output"] not in (None, "-") and Path(args["output"]).is_dir():  # before parsing, not after
+            raise ValueError(f"output={args['output']} is a directory: name a file in it")
         with ExitStack() as stack:
             handle, name = open_input(args["input"], stack)
             fmt = args["format"]

@@ -392,6 +392,8 @@ def test_parse_says_when_there_is_nothing_to_parse_or_auto_read_text_as_conllu(t
     numbered.write_text("1 Preheat the oven\n2 Mix the flour\n3 Bake it well\n")
     assert parse_cli.main([model, f"input={empty}", f"output={tmp_path / 'out.conllu'}", "device=cpu"]) == 0
     assert f"warning: {empty}: no sentences to parse" in capsys.readouterr().err
+    assert parse_cli.main([model, f"input={empty}", f"output={tmp_path}", "device=cpu"]) == 1
+    assert f"output={tmp_path} is a directory" in capsys.readouterr().err
     assert parse_cli.main([model, f"input={numbered}", f"output={tmp_path / 'out2.conllu'}", "device=cpu"]) == 1
     err = capsys.readouterr().err
     assert f"{numbered}:1: expected 10 tab-separated columns, found 1 (read as CoNLL-U" in err and "format=text" in err

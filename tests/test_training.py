@@ -334,6 +334,8 @@ def test_files_that_are_not_checkpoints_get_a_message(tmp_path, tiny_run):
         with pytest.raises(ValueError, match=message) as err:
             nparse.load(path, device="cpu")
         assert str(path) in str(err.value)
+    with pytest.raises(ValueError, match=r"not an nparse checkpoint \(not a file torch.save wrote\)"):
+        nparse.load(EWT_DEV, device="cpu")  # the input given as the model
     proc = subprocess.run([sys.executable, "-m", "nparse.parse", f"model={tmp_path / 'tensor.pt'}", f"input={EWT_DEV}"],
                           cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=120)  # fmt: skip
     assert proc.returncode == 1 and "holds a Tensor" in proc.stderr and "Traceback" not in proc.stderr

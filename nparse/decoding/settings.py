@@ -110,4 +110,6 @@ def check_beam(beam_size: int, nbest: int) -> None:
     if beam_size < 1:
         raise ValueError(f"beam_size must be at least 1, not {beam_size}")
     if not 1 <= nbest <= beam_size:
-        raise ValueError(f"nbest={nbest}: must be between 1 and beam_size={beam_size}")
+        raise ValueError(
+            f"nbest={nbest}: must be between 1 and beam_size={beam_size} (the beam holds the trees; set beam_size={max(nbest, 1)} or more)"
+        )
