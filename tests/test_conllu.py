@@ -149,10 +149,12 @@ def test_training_data_reports_and_skips_non_trees(tmp_path):
          "comment lines followed by no words"),
         (["1\ta\t_\tX\t_\t_\t0\troot\t_\t_", "", "\ufeff# sent_id = 2"], 3,
          "found 1 \\(the line starts with a byte-order mark, U\\+FEFF: files joined with cat\\?\\)"),
+        (["1-1\ta\t_\t_\t_\t_\t_\t_\t_\t_", "1\ta\t_\tX\t_\t_\t0\troot\t_\t_"], 1,
+         "multiword token 1-1: a range spans two words or more"),
         (["1-2\tab\t_\t_\t_\t_\t_\t_\t_\t_", "1\ta\t_\tX\t_\t_\t0\troot\t_\t_", "2-3\tbc\t_\t_\t_\t_\t_\t_\t_\t_",
           "2\tb\t_\tX\t_\t_\t1\tdep\t_\t_", "3\tc\t_\tX\t_\t_\t1\tdep\t_\t_"], 3, "overlaps the one on line 1"),
     ],
-    ids=["id-0", "range-past-the-end", "overlapping-ranges", "stray-comment", "bom-inside"],
+    ids=["id-0", "range-past-the-end", "overlapping-ranges", "stray-comment", "bom-inside", "one-word-range"],
 )  # fmt: skip
 def test_bad_ids_and_ranges_are_reported_at_their_line(lines, where, message):
     import io

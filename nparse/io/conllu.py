@@ -163,7 +163,9 @@ def build_sentence(path: str, start: int, lines: list[str], allow_missing_heads:
                     lineno,
                     f"multiword token {cols[0]} overlaps the one on line {range_line} (up to word {next_range_end})",
                 )
-            if first != n + 1 or last <= first:
+            if last <= first:
+                raise CoNLLUError(path, lineno, f"multiword token {cols[0]}: a range spans two words or more")
+            if first != n + 1:
                 raise CoNLLUError(path, lineno, f"multiword token {cols[0]} out of order (next word is {n + 1})")
             next_range_end, range_line = last, lineno
         elif isinstance(tid, tuple) and len(tid) == 3 and tid[1] == ".":
