@@ -68,8 +68,8 @@ import time
 from contextlib import ExitStack
 from dataclasses import dataclass
 from itertools import islice
-from pathlib import Path
 from multiprocessing.context import BaseContext
+from pathlib import Path
 from typing import IO, TYPE_CHECKING, Iterable, Iterator, TypeVar
 
 from tqdm import tqdm

@@ -79,13 +79,17 @@ def bf16_copy(lstm: nn.LSTM) -> nn.LSTM:
     short sentence."""
     weights = weights_key(list(lstm.parameters()))
     if weights is None:  # inference tensors: nothing to key a kept copy on
-        return copy.deepcopy(lstm).to(torch.bfloat16).requires_grad_(False)
+        return _bf16(lstm)
     key = (lstm.training, *weights)  # the copy runs dropout between layers as the LSTM would
     kept = _BF16_COPIES.get(lstm)
     if kept is None or kept[0] != key:
-        kept = (key, copy.deepcopy(lstm).to(torch.bfloat16).requires_grad_(False))
+        kept = (key, _bf16(lstm))
         _BF16_COPIES[lstm] = kept
     return kept[1]
+
+
+def _bf16(lstm: nn.LSTM) -> nn.LSTM:
+    return copy.deepcopy(lstm).to(torch.bfloat16).requires_grad_(False)
 
 
 def weights_key(params: list[torch.Tensor]) -> tuple | None:

@@ -23,26 +23,22 @@ class Preempted(Exception):
 STOP_SIGNALS = (signal.SIGTERM, signal.SIGUSR1, signal.SIGINT)
 
 
+def _stopped(signum: int | None, what: str, run_dir: Path) -> Preempted:
+    """What stopped the run, ``what`` it stopped after and where last.pt stands, and how to go on."""
+    name = signal.Signals(signum).name if signum else "a stop on another rank"
+    return Preempted(f"{name}: stopped {what}; rerun with trainer.resume=auto hydra.run.dir={run_dir} to go on", signum)
+
+
 def preempted(signum: int | None, done: int, updates: int, epoch: int, run_dir: Path) -> Preempted:
     """The error a stopped run raises once last.pt is written: what stopped it and how to go on."""
-    name = signal.Signals(signum).name if signum else "a stop on another rank"
-    return Preempted(
-        f"{name}: stopped after batch {done} of {updates} of epoch {epoch}; {run_dir / 'last.pt'} written; "
-        f"rerun with trainer.resume=auto hydra.run.dir={run_dir} to go on",
-        signum,
-    )
+    return _stopped(signum, f"after batch {done} of {updates} of epoch {epoch}; {run_dir / 'last.pt'} written", run_dir)
 
 
 def preempted_between(signum: int | None, epoch: int, run_dir: Path, finishing: bool = False) -> Preempted:
     """The error of a stop that came outside the training batches: during an epoch's evaluation
     and checkpoints (``last.pt`` holds the whole epoch), or, ``finishing``, after the last epoch."""
-    name = signal.Signals(signum).name if signum else "a stop on another rank"
     where = "before the run's final evaluation ended" if finishing else f"after epoch {epoch}"
-    return Preempted(
-        f"{name}: stopped {where}; {run_dir / 'last.pt'} holds epoch {epoch}; "
-        f"rerun with trainer.resume=auto hydra.run.dir={run_dir} to go on",
-        signum,
-    )
+    return _stopped(signum, f"{where}; {run_dir / 'last.pt'} holds epoch {epoch}", run_dir)
 
 
 @contextmanager
