@@ -115,3 +115,33 @@ def test_weights_made_under_inference_mode_parse_in_bf16_without_a_kept_copy():
         cache.vectors(["a", "b"], params, compute)
         cache.vectors(["a", "b"], params, compute)
         assert calls == [["a", "b"], ["a", "b"]]  # nothing kept
+
+
+def test_compact_encoding_is_the_padded_one_without_padding(tiny_run):
+    """Parsing encodes without padding (``compact``): every real row of the vectors and of the
+    transition table, the empty-position row included, is bit for bit the padded one, in fp32
+    and bf16, for sentences of tied and distinct lengths (the packing order follows the sort)."""
+    import nparse
+    from nparse.io.conllu import read_conllu
+    from nparse.io.data import collate, encode
+
+    from .conftest import EWT_DEV
+
+    parser = nparse.load(tiny_run / "best.pt", device="cpu")
+    model = parser.model.eval()
+    sents = [s for s in read_conllu(EWT_DEV)[:40]]
+    batch = collate([encode(s, model.vocabs, labels=False) for s in sents])
+    assert len(set(batch.lengths.tolist())) < len(sents)  # some lengths tie
+    real = batch.real_mask()
+    for precision in ("fp32", "bf16"):
+        model.set_precision(precision)
+        with torch.no_grad():
+            vectors, table = model.encode(batch)
+            flat, compact = model.encode(batch, compact=True)
+        assert flat.shape == (int(batch.lengths.sum()), vectors.shape[-1])
+        assert torch.equal(flat, vectors[real])
+        rows = torch.from_numpy(np.flatnonzero(real.reshape(-1).numpy()))
+        assert compact.shape[0] == len(flat) + 1
+        assert torch.equal(compact[:-1], table[rows]) and torch.equal(compact[-1], table[-1])
+        starts = batch.row_starts
+        assert starts.tolist() == np.searchsorted(rows.numpy(), np.arange(len(sents)) * batch.width).tolist()  # roots

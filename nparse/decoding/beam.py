@@ -210,9 +210,11 @@ def beam_search(
     completion: Completion | None = None,
     temperature: float | None = None,
     greedy_shortcut: bool = True,
+    row_starts: np.ndarray | None = None,
 ) -> list[Finished]:
-    """Decode a batch: sentence b's words are table rows ``b * layout.width + w``. With a
-    completion model, candidates also score the factors their transition completes.
+    """Decode a batch: sentence b's words are table rows ``row_starts[b] + w`` (by default
+    ``b * layout.width``, a padded table). With a completion model, candidates also score the
+    factors their transition completes.
 
     ``temperature``: None sums the scorer's raw transition scores (what global training
     optimises); a number sums locally normalised ones, log-softmax(score / temperature) over the
@@ -224,15 +226,16 @@ def beam_search(
     step from outweighing several uncertain ones. With K=1 both give the greedy parse, which
     ``greedy_search`` takes directly unless ``greedy_shortcut`` is off (the tests compare the two)."""
     if k == 1 and completion is None and greedy_shortcut:
-        return greedy_search(layout, scorer, table, lengths, temperature)
+        return greedy_search(layout, scorer, table, lengths, temperature, row_starts)
     n_sent = len(lengths)
+    starts_of = first_rows(layout, n_sent, row_starts)
     states = layout.initial(np.array(lengths))
     sent = np.arange(n_sent)
     item_score = np.zeros(n_sent)
     starts = np.arange(n_sent + 1)
     results: list[Finished | None] = [None] * n_sent
     while len(sent):
-        offsets = sent * layout.width
+        offsets = starts_of[sent]
         with timed("state"):
             rows, legal, done = layout.inspect(states, offsets, table.shape[0] - 1)
         scores = score_rows(scorer, table, rows, done, legal)
@@ -266,8 +269,18 @@ def beam_search(
     return results  # type: ignore[return-value]
 
 
+def first_rows(layout: Layout, n_sent: int, row_starts: np.ndarray | None) -> np.ndarray:
+    """The table row of each sentence's root: ``row_starts``, or those of a padded table."""
+    return np.arange(n_sent) * layout.width if row_starts is None else np.asarray(row_starts, dtype=np.int64)
+
+
 def greedy_search(
-    layout: Layout, scorer: TransitionScores, table: torch.Tensor, lengths: list[int], temperature: float | None = None
+    layout: Layout,
+    scorer: TransitionScores,
+    table: torch.Tensor,
+    lengths: list[int],
+    temperature: float | None = None,
+    row_starts: np.ndarray | None = None,
 ) -> list[Finished]:
     """``beam_search`` with K=1 and no completion model: the argmax of every step (the first
     legal transition of the highest score, as ``select`` orders them), without the K-best
@@ -277,10 +290,11 @@ def greedy_search(
     states = layout.initial(np.array(lengths))
     sent = np.arange(n_sent)
     total = np.zeros(n_sent)
+    starts_of = first_rows(layout, n_sent, row_starts)
     results: list[Finished | None] = [None] * n_sent
     while len(sent):
         with timed("state"):
-            rows, legal, done = layout.inspect(states, sent * layout.width, table.shape[0] - 1)
+            rows, legal, done = layout.inspect(states, starts_of[sent], table.shape[0] - 1)
         scores = score_rows(scorer, table, rows, done, legal)
         if temperature is not None:
             scores = local_scores(scores, legal, temperature)

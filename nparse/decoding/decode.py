@@ -58,15 +58,23 @@ def completion_for(model: Network, vectors: Any, lengths: list[int]) -> Completi
 def decode_batch(model: Network, batch: Batch, settings: DecodeSettings) -> list[list[Parse]]:
     """The ``settings.nbest`` best distinct trees of every sentence of the batch, best first."""
     lengths = [len(e) for e in batch.examples]
+    padded_starts = np.arange(len(lengths)) * batch.width
     if settings.decoder == "mst":
         vectors, _ = model.encode(batch, with_table=False)
-        return label_trees(model, vectors, batch.width, mst_trees(model, vectors, lengths))
-    vectors, table = model.encode(batch)
+        return label_trees(model, vectors, padded_starts, mst_trees(model, vectors, lengths))
+    # A single model without a completion model reads compact rows (no padding: less memory).
+    compact = isinstance(model, ParserModel) and model.completion is None
+    if compact:
+        vectors, table = model.encode(batch, compact=True)
+        starts = batch.row_starts
+    else:
+        vectors, table = model.encode(batch)
+        starts = padded_starts
     assert table is not None  # asked for with_table
     layout = model.layout(batch.width)
     beams = beam_search(
         layout, model.scorer, table, lengths, settings.beam_size, completion_for(model, vectors, lengths),
-        settings.beam_temperature,
+        settings.beam_temperature, row_starts=starts,
     )  # fmt: skip
     trees: list[list[tuple[list[int], float]]] = []
     steps: list[list[int]] = []
@@ -78,7 +86,7 @@ def decode_batch(model: Network, batch: Batch, settings: DecodeSettings) -> list
                 break
         trees.append([(list(h), s) for h, (s, _) in seen.items()])
         steps.append([t for _, t in seen.values()])
-    parses = label_trees(model, vectors, batch.width, trees)
+    parses = label_trees(model, vectors, starts, trees)
     for ps, ts in zip(parses, steps):
         for p, t in zip(ps, ts):
             p.steps = t
@@ -124,12 +132,14 @@ def mst_trees(model: Network, vectors: Any, lengths: list[int]) -> list[list[tup
 
 
 def label_trees(
-    model: Network, vectors: Any, width: int, trees: list[list[tuple[list[int], float]]]
+    model: Network, vectors: Any, starts: np.ndarray, trees: list[list[tuple[list[int], float]]]
 ) -> list[list[Parse]]:
-    """Labels of the arcs of every tree, in one labeler call; ``root`` iff the head is the root
-    (UD: the root's dependent and only it is labelled root)."""
+    """Labels of the arcs of every tree, in one labeler call (sentence b's words are the rows
+    ``starts[b] + w`` of the flattened vectors); ``root`` iff the head is the root (UD: the
+    root's dependent and only it is labelled root)."""
     heads_of, rows, lengths = arcs_of(trees)
-    scores = model.label_scores(vectors, heads_of + rows * width, dependents(lengths) + rows * width)
+    first = starts[rows]
+    scores = model.label_scores(vectors, heads_of + first, dependents(lengths) + first)
     names = model.vocabs.labels.itos
     if ROOT_LABEL in names and len(heads_of):
         root = names.index(ROOT_LABEL)
@@ -138,7 +148,7 @@ def label_trees(
         scores[to_root] = float("-inf")
         scores[to_root, root] = 0.0
     best = list(map(names.__getitem__, scores.argmax(1).tolist()))
-    tags = predicted_tags(model, vectors, [len(ts[0][0]) - 1 if ts else 0 for ts in trees])
+    tags = predicted_tags(model, vectors, [len(ts[0][0]) - 1 if ts else 0 for ts in trees], starts)
     out, k = [], 0
     for b, ts in enumerate(trees):
         parses = []
@@ -170,17 +180,19 @@ def dependents(lengths: np.ndarray) -> np.ndarray:
     return np.arange(int(lengths.sum()), dtype=np.int64) - np.repeat(starts, lengths) + 1
 
 
-def predicted_tags(model: Network, vectors: Any, lengths: list[int]) -> list[list[str] | None]:
-    """Predicted UPOS of every sentence (index 0: the root), or None without a tagger; never a
-    special symbol or "_"."""
+def predicted_tags(model: Network, vectors: Any, lengths: list[int], starts: np.ndarray) -> list[list[str] | None]:
+    """Predicted UPOS of every sentence (index 0: the root; sentence b's words at the rows
+    ``starts[b] + w`` of the flattened vectors), or None without a tagger; never a special
+    symbol or "_"."""
     if model.tagger is None:
         return [None] * len(lengths)
-    scores = model.tagger(vectors)  # [B, T, tags]
+    scores = model.tagger(vectors)
+    scores = scores.reshape(-1, scores.shape[-1])
     itos = model.vocabs.upos.itos
     banned = [i for i, t in enumerate(itos) if i < 3 or t == "_"]
-    scores[..., banned] = float("-inf")
+    scores[:, banned] = float("-inf")
     best = scores.argmax(-1).tolist()
-    return [["<root>"] + [itos[x] for x in best[b][1 : n + 1]] for b, n in enumerate(lengths)]
+    return [["<root>"] + [itos[x] for x in best[s + 1 : s + n + 1]] for s, n in zip(starts.tolist(), lengths)]
 
 
 def parsed_sentence(sent: Sentence, parse: Parse) -> Sentence:

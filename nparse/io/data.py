@@ -83,6 +83,16 @@ class Batch:
     def width(self) -> int:
         return self.words.shape[1]
 
+    def real_mask(self) -> torch.Tensor:
+        """[B, T] True at the real positions (the root and the words), False at the padding."""
+        return torch.arange(self.width)[None, :] < self.lengths[:, None]
+
+    @property
+    def row_starts(self) -> np.ndarray:
+        """Where each sentence's root is among the compact rows (``Encoder.forward(compact=True)``)."""
+        n = self.lengths.numpy()
+        return np.cumsum(n) - n
+
     def to(self, device: torch.device) -> "Batch":
         return Batch(
             self.examples,

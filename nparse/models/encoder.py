@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 import torch
 from torch import nn
-from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
+from torch.nn.utils.rnn import PackedSequence, pack_padded_sequence, pad_packed_sequence
 
 from ..io.data import Batch, Vocabs, padded, padded_flat
 from ..io.vocab import ROOT, UNK, normalize
@@ -287,7 +287,7 @@ class Encoder(nn.Module):
 
         self.char_cache.fill(forms, list(self.chars.parameters()), compute)
 
-    def _char_vectors(self, batch: Batch, device: torch.device) -> torch.Tensor:
+    def _char_vectors(self, batch: Batch, device: torch.device, compact: bool = False) -> torch.Tensor:
         assert self.chars is not None
         uniq = {f: k for k, f in enumerate(dict.fromkeys(chain.from_iterable(batch.forms)))}
         lengths = np.fromiter(map(len, batch.forms), dtype=np.int64, count=len(batch.forms))
@@ -306,27 +306,57 @@ class Encoder(nn.Module):
             vectors = self.char_cache.vectors(list(uniq), list(chars.parameters()), compute)
         else:
             vectors = compute(list(uniq))
+        if compact:
+            return vectors[torch.from_numpy(positions).to(device)]
         index = padded_flat(positions, lengths, batch.width).to(device)
         return vectors[index]
 
-    def forward(self, batch: Batch) -> torch.Tensor:
-        """[B, T, out_dim] vectors; position 0 of each row is the root token."""
+    def forward(self, batch: Batch, compact: bool = False) -> torch.Tensor:
+        """[B, T, out_dim] vectors; position 0 of each row is the root token. ``compact``
+        (parsing): [N, out_dim], the rows of the real positions only, sentence after sentence
+        (``Batch.row_starts``). The numbers are the same; no tensor is padded, and padding was
+        most of the memory of a batch of long sentences (EWT train's longest 512: 81,920
+        positions for 26,940 words), which each parse worker pays again in page faults."""
         words = batch.words
         if self.training and self.word_dropout > 0:
             dropped = torch.rand(words.shape, device=words.device) < self.drop_prob[words]
             words = words.masked_fill(dropped, self.vocabs.words.index(UNK))
-        parts = [self.words(words)]
+        real = batch.real_mask().to(words.device) if compact else None
+
+        def lookup(table: nn.Embedding, ids: torch.Tensor) -> torch.Tensor:
+            return table(ids if real is None else ids[real])
+
+        parts = [lookup(self.words, words)]
         if self.upos is not None:
-            parts.append(self.upos(batch.upos))
+            parts.append(lookup(self.upos, batch.upos))
         if self.xpos is not None:
-            parts.append(self.xpos(batch.xpos))
+            parts.append(lookup(self.xpos, batch.xpos))
         if self.chars is not None:
-            parts.append(self._char_vectors(batch, words.device))
+            parts.append(self._char_vectors(batch, words.device, compact))
         x = self.dropout(torch.cat(parts, dim=-1))
+        if compact:
+            packed, rows = packed_rows(x, batch.lengths)
+            out, _ = run_lstm(self.lstm, packed)
+            return self.dropout(out.data[torch.from_numpy(np.argsort(rows)).to(out.data.device)])
         packed = pack_padded_sequence(x, batch.lengths, batch_first=True, enforce_sorted=False)
         out, _ = run_lstm(self.lstm, packed)
         out, _ = pad_packed_sequence(out, batch_first=True, total_length=batch.width)
         return self.dropout(out)
+
+
+def packed_rows(x: torch.Tensor, lengths: torch.Tensor) -> tuple[PackedSequence, np.ndarray]:
+    """``pack_padded_sequence`` of compact rows (sequence after sequence, ``lengths`` long), as
+    it packs the padded batch (the same sort, so the same order and numbers), and the compact
+    row of each packed row."""
+    sorted_lengths, order = torch.sort(lengths, descending=True)  # as pack_padded_sequence sorts
+    n, perm = lengths.numpy(), order.numpy()
+    starts = np.cumsum(n) - n
+    steps = np.arange(int(sorted_lengths[0]))[:, None]
+    alive = sorted_lengths.numpy()[None, :] > steps  # [T, B]: step t of sorted sequence j exists
+    rows = (starts[perm][None, :] + steps)[alive]
+    batch_sizes = torch.from_numpy(alive.sum(1))
+    index = torch.from_numpy(rows).to(x.device)
+    return PackedSequence(x[index], batch_sizes, order.to(x.device), None), rows
 
 
 def extend_with_pretrained(vocabs: Vocabs, path: str, limit: int) -> torch.Tensor:

@@ -99,11 +99,16 @@ class ParserModel(nn.Module):
         with self.autocast():
             self.encoder.fill_char_cache()
 
-    def encode(self, batch: Batch, with_table: bool = True) -> tuple[torch.Tensor, torch.Tensor | None]:
-        """BiLSTM vectors and (unless not wanted) the transition scorer's first-layer table."""
+    def encode(
+        self, batch: Batch, with_table: bool = True, compact: bool = False
+    ) -> tuple[torch.Tensor, torch.Tensor | None]:
+        """BiLSTM vectors and (unless not wanted) the transition scorer's first-layer table;
+        ``compact``: both without padding, sentence b's words at rows ``batch.row_starts[b] + w``
+        (``Encoder.forward``)."""
         with timed("encoder"), self.autocast():
-            vectors = self.encoder(batch.to(self.device))
-            table = self.scorer.table(vectors, batch.lengths).float() if with_table else None
+            vectors = self.encoder(batch.to(self.device), compact=compact)
+            lengths = None if compact else batch.lengths  # compact rows are all real
+            table = self.scorer.table(vectors, lengths).float() if with_table else None
         return vectors.float(), table
 
     def label_scores(
