@@ -308,6 +308,20 @@ def test_workers_write_what_one_process_writes(tiny_run, tmp_path, capsys, monke
     target.parent.mkdir()
     assert parse_cli.main([model, f"input={bad}", f"output={target}", "chunk=150", "workers=2"]) == 1
     assert f"{bad}:{len(text.splitlines()) + 1}:" in capsys.readouterr().err and list(target.parent.iterdir()) == []
+    # Errors in two chunks: as one process, the chunks before the first bad one are written to
+    # standard output, and the first bad chunk's error is the one reported.
+    blocks = text.split("\n\n")
+    blocks[400] = blocks[400] + "\n1\tonly two"
+    blocks[200] = blocks[200] + "\n1\tonly two"
+    twice = tmp_path / "twice.conllu"
+    twice.write_text("\n\n".join(blocks), encoding="utf-8")
+    capsys.readouterr()
+    printed = []
+    for setting in ("threads=1", "workers=2"):
+        assert parse_cli.main([model, f"input={twice}", "chunk=150", setting]) == 1
+        out, err = capsys.readouterr()
+        printed.append((out, [line for line in err.splitlines() if line.startswith("error")]))
+    assert printed[0] == printed[1] and printed[0][0].count("# sent_id") == 150
     monkeypatch.setenv("SLURM_CPUS_PER_TASK", "3")
     assert parse_cli._workers("auto") == 3
     assert parse_cli._workers("auto", on_gpu=True) == 1  # spawned workers cost more than they gain on one GPU
