@@ -91,6 +91,10 @@ def main(argv: list[str] | None = None) -> int:
     except (CoNLLUError, OSError, ValueError) as err:
         print(f"error: {err}", file=sys.stderr)
         return 1
+    unparsed = sum(h == -1 for hs in heads for h in hs[1:])
+    if unparsed:
+        words = "word has" if unparsed == 1 else "words have"
+        print(f"note: {unparsed} predicted {words} HEAD '_' (no parse): counted as wrong", file=sys.stderr)
     if as_json:
         out = result.as_dict()
         if groups:

@@ -268,6 +268,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {err}{hint}", file=sys.stderr)
         if args["output"] not in (None, "-"):
             print(f"error: nothing written to {args['output']}", file=sys.stderr)
+        elif n_sents:
+            print(f"error: only the first {n_sents} sentences were written to standard output", file=sys.stderr)
         return 1
     if not n_sents:
         print(f"warning: {args['input']}: no sentences to parse", file=sys.stderr)

@@ -66,6 +66,22 @@ def test_cli_prints_both_variants(tmp_path, capsys):
     assert "UAS 100.00  LAS 100.00" in out and "without punctuation: UAS 100.00" in out
 
 
+def test_cli_notes_predicted_words_without_a_head(tmp_path, capsys):
+    """A prediction with HEAD '_' (a sentence the parser could not parse) is scored with those
+    words wrong, and the count says so, also beside JSON (on standard error)."""
+    gold = tmp_path / "g.conllu"
+    pred = tmp_path / "p.conllu"
+    gold.write_text("1\ta\ta\tX\t_\t_\t0\troot\t_\t_\n2\tb\tb\tX\t_\t_\t1\tdep\t_\t_\n\n")
+    pred.write_text("1\ta\ta\tX\t_\t_\t0\troot\t_\t_\n2\tb\tb\tX\t_\t_\t_\t_\t_\t_\n\n")
+    for extra in ([], ["json=true"]):
+        assert main([f"gold={gold}", f"pred={pred}", *extra]) == 0
+        out, err = capsys.readouterr()
+        assert "UAS 50.00" in out or '"uas": 50.0' in out
+        assert "note: 1 predicted word has HEAD '_' (no parse): counted as wrong" in err
+    assert main([f"gold={gold}", f"pred={gold}"]) == 0
+    assert "note:" not in capsys.readouterr().err
+
+
 def test_cli_reports_mismatched_words(tmp_path, capsys):
     gold = tmp_path / "g.conllu"
     pred = tmp_path / "p.conllu"

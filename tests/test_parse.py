@@ -322,6 +322,7 @@ def test_workers_write_what_one_process_writes(tiny_run, tmp_path, capsys, monke
         out, err = capsys.readouterr()
         printed.append((out, [line for line in err.splitlines() if line.startswith("error")]))
     assert printed[0] == printed[1] and printed[0][0].count("# sent_id") == 150
+    assert printed[0][1][-1] == "error: only the first 150 sentences were written to standard output"
     monkeypatch.setenv("SLURM_CPUS_PER_TASK", "3")
     assert parse_cli._workers("auto") == 3
     assert parse_cli._workers("auto", on_gpu=True) == 1  # spawned workers cost more than they gain on one GPU
