@@ -25,7 +25,14 @@ __all__ = ["MissingPOSError", "Parser", "load", "model_from_state", "nbest_sente
 
 
 class MissingPOSError(ValueError):
-    """The model reads POS tags the input does not have."""
+    """The model reads POS tags the input does not have (``line``: where, in its file)."""
+
+    def __init__(self, message: str, line: int | None = None):
+        super().__init__(message)
+        self.line = line
+
+    def __reduce__(self):  # rebuilt with its line when it crosses processes (parse workers=N)
+        return (type(self), (str(self), self.line))
 
 
 def member_temperature(member: "Parser") -> float:
@@ -159,8 +166,13 @@ class Parser:
         decode_sentences(self.model, [build_sentence("<prepare>", 1, tokens, True)], self.settings)
 
     def check_pos(self, sentences: Sequence[Sentence]) -> None:
+        """Refuse input without the POS tags the model reads, at the first such word in file
+        order (a parse worker's sentences come in length order)."""
         needs = self.model.pos_inputs
-        for sent in sentences:
+        if not needs:
+            return
+        one_file = len({sent.path for sent in sentences}) <= 1
+        for sent in sorted(sentences, key=lambda s: s.line) if one_file else sentences:
             for name in needs:
                 tags = sent.upos if name == "UPOS" else sent.xpos
                 if "_" in tags:  # (tags[0] is the root's)
@@ -168,7 +180,8 @@ class Parser:
                     raise MissingPOSError(
                         f"{sent.path}:{sent.word_line(i)}: this model was trained with {name} features, "
                         f"but the input has no {name} tag here; tag the input first or train with "
-                        f"model.upos_dim=0 model.xpos_dim=0 to parse untagged text"
+                        f"model.upos_dim=0 model.xpos_dim=0 to parse untagged text",
+                        sent.word_line(i),
                     )
 
     def parse_nbest(

@@ -39,10 +39,12 @@ __all__ = ["Scores", "breakdown", "group_of", "main", "score", "score_files"]
 def aligned_main(gold_path: str, pred_path: str, as_json: bool) -> int:
     """Scores of a prediction with its own tokenization (see nparse/eval/aligned.py)."""
     try:
-        scores = aligned_scores(read_conllu(gold_path), read_conllu(pred_path, allow_missing_heads=True))
+        pred = read_conllu(pred_path, allow_missing_heads=True)
+        scores = aligned_scores(read_conllu(gold_path), pred)
     except (CoNLLUError, OSError, ValueError) as err:
         print(f"error: {err}", file=sys.stderr)
         return 1
+    note_unparsed([s.heads for s in pred])
     if as_json:
         print(json.dumps({k: {"precision": v.precision, "recall": v.recall, "f1": v.f1} for k, v in scores.items()}))
         return 0
@@ -53,6 +55,14 @@ def aligned_main(gold_path: str, pred_path: str, as_json: bool) -> int:
         print(f"| {LABELS[name]} "
               f"| {v.precision:.2f} | {v.recall:.2f} | {v.f1:.2f} |")  # fmt: skip
     return 0
+
+
+def note_unparsed(heads: list[list[int]]) -> None:
+    """Say on stderr how many predicted words have HEAD '_' (-1): they are scored as wrong."""
+    unparsed = sum(h == -1 for hs in heads for h in hs[1:])
+    if unparsed:
+        words = "word has" if unparsed == 1 else "words have"
+        print(f"note: {unparsed} predicted {words} HEAD '_' (no parse): counted as wrong", file=sys.stderr)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -91,10 +101,7 @@ def main(argv: list[str] | None = None) -> int:
     except (CoNLLUError, OSError, ValueError) as err:
         print(f"error: {err}", file=sys.stderr)
         return 1
-    unparsed = sum(h == -1 for hs in heads for h in hs[1:])
-    if unparsed:
-        words = "word has" if unparsed == 1 else "words have"
-        print(f"note: {unparsed} predicted {words} HEAD '_' (no parse): counted as wrong", file=sys.stderr)
+    note_unparsed(heads)
     if as_json:
         out = result.as_dict()
         if groups:

@@ -44,8 +44,9 @@ workers=N parses with N processes of one thread each; on a CPU they are forked f
 with the model loaded. Each chunk is batched as workers=1 batches it (by sentence length) and its
 batches go to the workers in groups of about 512 sentences; the chunk is written when all are
 back, in input order. So every sentence is parsed in the same batch as with workers=1, and the
-output is the same (byte for byte on EWT train). Memory stays bounded (two chunks in flight) and
-a failure leaves no output file. workers=auto takes SLURM_CPUS_PER_TASK when set, else the CPUs
+output is the same (byte for byte on EWT train). Memory stays bounded (two chunks in flight, more
+only to give every worker two groups) and a failure leaves no output file; on standard output the
+chunks before the first error are written, as with workers=1. workers=auto takes SLURM_CPUS_PER_TASK when set, else the CPUs
 the thread policy below would use; on a GPU it is 1 (spawned workers each load the model and start
 CUDA: slower than one process there).
 
@@ -130,7 +131,12 @@ class ConlluChunk:
         self.blocks = [(start, text.split("\n")) for start, text in state["blocks"]]
 
     def sentences(self) -> list[Sentence]:
-        return [build_sentence(self.path, start, lines, True) for start, lines in self.blocks]
+        try:
+            return [build_sentence(self.path, start, lines, True) for start, lines in self.blocks]
+        except CoNLLUError:  # a worker's group is in length order: report the first bad block in the file
+            for start, lines in sorted(self.blocks, key=lambda block: block[0]):
+                build_sentence(self.path, start, lines, True)
+            raise
 
     def lengths(self) -> list[int]:
         """Words of each sentence (lines whose ID is a number: no multiword token or empty node)."""
@@ -372,6 +378,13 @@ def sorted_groups(lengths: list[int], settings: DecodeSettings, size: int = WORK
     return [g for g in groups if g]
 
 
+def first_line(part: Part) -> int:
+    """The file line of a part's first sentence in file order."""
+    if isinstance(part, ConlluChunk):
+        return min(start for start, _ in part.blocks)
+    return min(sent.line for sent in part)
+
+
 @dataclass
 class _Pending:
     """A chunk being parsed by workers: its sentences' texts as they come back."""
@@ -379,7 +392,15 @@ class _Pending:
     lengths: list[int]
     texts: list[str]
     left: int  # groups not yet back
-    error: tuple[int, BaseException] | None = None  # of the group nearest the chunk's start
+    error: tuple[int, BaseException] | None = None  # the failure nearest the file's start, and its line
+
+    def failed(self, line: int, error: BaseException) -> None:
+        """A group failed (``line``: its first sentence's): keep the error one process would
+        meet first, at the earliest line (errors that know their line: at that line)."""
+        at = getattr(error, "line", None)
+        at = at if isinstance(at, int) else line
+        if self.error is None or at < self.error[0]:
+            self.error = (at, error)
 
     def result(self) -> tuple[str, int, int]:
         if self.error is not None:
@@ -391,14 +412,16 @@ def parallel(
     job: ChunkJob, parts: Iterable[Part], workers: int, stack: ExitStack, size: int = CHUNK
 ) -> Iterator[tuple[str, int, int]]:
     """The chunks (of ``size`` sentences) parsed by ``workers`` processes, each as
-    ``sorted_groups`` of its sentences, yielded in input order; at most two chunks are read
-    ahead (memory stays bounded) and 2 x ``workers`` groups are out at a time.
+    ``sorted_groups`` of its sentences, yielded in input order. Chunks are read ahead while
+    fewer than two are waiting or fewer than 2 x ``workers`` groups are queued or out (memory
+    stays bounded by the chunk size and the workers); 2 x ``workers`` groups are out at a time.
 
-    Groups go out longest first, chunk after chunk; once the last chunk is read (one shorter
-    than ``size``), all groups not yet out go longest first, so that the file ends on its
-    shortest groups on every worker (EWT train ended on its last chunk's 256 sentences on one
-    worker, 0.07 s after the other). A failed group's error is raised when its chunk's turn
-    comes, as with one process (the earlier chunks are written first).
+    Groups go out longest first, chunk after chunk; once the input is read to its end, all
+    groups not yet out go longest first, so that the file ends on its shortest groups on every
+    worker (EWT train ended on its last chunk's 256 sentences on one worker, 0.07 s after the
+    other). Errors come as with one process: the chunks before the first bad one are yielded,
+    then its error is raised, the one nearest the file's start (a worker's, a broken pool's, or
+    one found here while reading ahead).
 
     On a CPU the workers are forked from this process with its model loaded and prepared
     (``Parser.prepare``): spawned workers each imported torch and loaded the model, 3 s of a 7 s
@@ -418,14 +441,19 @@ def parallel(
     )
     ahead: deque[_Pending] = deque()
     queue: list[tuple[_Pending, list[int], Part, int]] = []  # chunk, group, its part, its words
-    out: dict[Future, tuple[_Pending, list[int]]] = {}
+    out: dict[Future, tuple[_Pending, list[int], int]] = {}  # and the group's first line
     reading = iter(parts)
     more = True
+    read_error: Exception | None = None  # raised once the chunks read before it are yielded
     while True:
-        while more and len(ahead) < 2:
-            part = next(reading, None)
+        while more and (len(ahead) < 2 or len(queue) + len(out) < 2 * workers):
+            try:
+                part = next(reading, None)
+            except Exception as err:  # noqa: BLE001 (any reading error, raised in its turn)
+                read_error, part = err, None
             if part is None:
                 more = False
+                queue.sort(key=lambda task: -task[3])  # the end of the input: longest first
                 break
             lengths = part_lengths(part)
             groups = sorted_groups(lengths, job.settings)
@@ -437,21 +465,27 @@ def parallel(
                 queue.sort(key=lambda task: -task[3])
         while queue and len(out) < 2 * workers:
             chunk, group, part, _ = queue.pop(0)
-            out[pool.submit(worker_parse, part)] = (chunk, group)
+            try:
+                out[pool.submit(worker_parse, part)] = (chunk, group, first_line(part))
+            except Exception as err:  # noqa: BLE001 (a broken pool: raised in its chunk's turn)
+                more = False
+                chunk.left -= 1
+                chunk.failed(first_line(part), err)
         if ahead and not ahead[0].left:
             yield ahead.popleft().result()
             continue
         if not out:
+            if read_error is not None:
+                raise read_error
             return
         done, _ = wait(out, return_when=FIRST_COMPLETED)
         for future in done:
-            chunk, group = out.pop(future)
+            chunk, group, line = out.pop(future)
             chunk.left -= 1
             error = future.exception()
             if error is not None:
                 more = False  # no more chunks: the error is raised when its chunk's turn comes
-                if chunk.error is None or min(group) < chunk.error[0]:
-                    chunk.error = (min(group), error)
+                chunk.failed(line, error)
                 continue
             for i, text in zip(group, future.result()):
                 chunk.texts[i] = text

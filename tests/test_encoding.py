@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 import torch
 
 from nparse.decoding.decode import arcs_of, dependents
@@ -145,3 +146,33 @@ def test_compact_encoding_is_the_padded_one_without_padding(tiny_run):
         assert torch.equal(compact[:-1], table[rows]) and torch.equal(compact[-1], table[-1])
         starts = batch.row_starts
         assert starts.tolist() == np.searchsorted(rows.numpy(), np.arange(len(sents)) * batch.width).tolist()  # roots
+
+
+@pytest.mark.parametrize("system", ["archybrid", "twoplanar"])
+def test_parses_from_compact_rows_equal_the_padded_ones(system, monkeypatch):
+    """Greedy, beam 4 with 3-best, labels, tags and scores: decoding from compact rows gives
+    what the padded layout gives (a model with a tagger, random weights)."""
+    from nparse.decoding import decode
+    from nparse.decoding.settings import DecodeSettings
+    from nparse.io.conllu import read_conllu
+    from nparse.io.data import Vocabs
+    from nparse.models.parser import ParserModel
+    from nparse.systems import make_system
+
+    from .conftest import EWT_DEV, model_config
+
+    sents = read_conllu(EWT_DEV)[:60]
+    torch.manual_seed(1)
+    options = dict(word_dim=20, upos_dim=0, xpos_dim=0, char_dim=8, char_hidden=10, lstm_dim=16, lstm_layers=2,
+                   hidden=10, label_hidden=10, tagger=True, tagger_hidden=12)  # fmt: skip
+    model = ParserModel(Vocabs.build(sents), make_system(system), model_config(**options)).eval()
+    assert decode.compact_rows(model)
+    for settings in (DecodeSettings(batch_size=16), DecodeSettings(decoder="beam", beam_size=4, nbest=3, batch_size=64)):
+        settings = settings.normalised()
+        compact = decode.decode_sentences(model, sents, settings)
+        with monkeypatch.context() as m:
+            m.setattr(decode, "compact_rows", lambda model: False)
+            padded_parses = decode.decode_sentences(model, sents, settings)
+        assert compact == padded_parses
+        assert all(p.tags is not None for ps in compact for p in ps)
+        assert settings.nbest == 1 or max(len(ps) for ps in compact) > 1  # several distinct trees

@@ -73,10 +73,10 @@ def test_cli_notes_predicted_words_without_a_head(tmp_path, capsys):
     pred = tmp_path / "p.conllu"
     gold.write_text("1\ta\ta\tX\t_\t_\t0\troot\t_\t_\n2\tb\tb\tX\t_\t_\t1\tdep\t_\t_\n\n")
     pred.write_text("1\ta\ta\tX\t_\t_\t0\troot\t_\t_\n2\tb\tb\tX\t_\t_\t_\t_\t_\t_\n\n")
-    for extra in ([], ["json=true"]):
+    for extra in ([], ["json=true"], ["aligned=true"]):
         assert main([f"gold={gold}", f"pred={pred}", *extra]) == 0
         out, err = capsys.readouterr()
-        assert "UAS 50.00" in out or '"uas": 50.0' in out
+        assert "UAS 50.00" in out or '"uas": 50.0' in out or "| UAS | 50.00 | 50.00 | 50.00 |" in out
         assert "note: 1 predicted word has HEAD '_' (no parse): counted as wrong" in err
     assert main([f"gold={gold}", f"pred={gold}"]) == 0
     assert "note:" not in capsys.readouterr().err

@@ -331,6 +331,46 @@ def test_workers_write_what_one_process_writes(tiny_run, tmp_path, capsys, monke
     assert "workers=0" in capsys.readouterr().err
 
 
+def test_workers_report_the_error_one_process_reports(tiny_run, tmp_path, capsys):
+    """With bad sentences in several groups of a chunk (a long one early, a short one later: a
+    worker reads its group in length order), or a line refused while reading ahead, workers=2
+    prints what workers=1 prints: the chunks before the error, and the first error in the file."""
+    from nparse import parse as parse_cli
+
+    model = f"model={tiny_run / 'best.pt'}"
+    blocks = EWT_DEV.read_text(encoding="utf-8").rstrip("\n").split("\n\n")
+    lengths = [sum(line.split("\t")[0].isdigit() for line in b.splitlines()) for b in blocks]
+    long_one = next(i for i in range(300, 400) if lengths[i] >= 40)
+    mid_one = next(i for i in range(long_one + 1, 1000) if 25 <= lengths[i] < lengths[long_one])  # same group
+    short_one = next(i for i in range(long_one + 1, 1000) if lengths[i] <= 5)  # another group
+
+    def spoiled(i: int) -> str:  # HEAD x on the last word: same length, refused when read
+        lines = blocks[i].splitlines()
+        cols = lines[-1].split("\t")
+        cols[6] = "x"
+        return "\n".join([*lines[:-1], "\t".join(cols)])
+
+    bad_reads = list(blocks)
+    for i in (long_one, mid_one, short_one):
+        bad_reads[i] = spoiled(i)
+    whitespace = list(blocks)
+    whitespace[1450] = whitespace[1450].replace("\n", "\n  \n", 1)  # refused while reading, in the parent
+    for name, text in (("two_bad.conllu", bad_reads), ("blank.conllu", whitespace)):
+        path = tmp_path / name
+        path.write_text("\n\n".join(text) + "\n\n", encoding="utf-8")
+        printed = []
+        for setting in ("threads=1", "workers=2"):
+            assert parse_cli.main([model, f"input={path}", "chunk=1000", setting]) == 1
+            out, err = capsys.readouterr()
+            printed.append((out, [line for line in err.splitlines() if line.startswith("error")]))
+        assert printed[0] == printed[1], name
+        if name == "two_bad.conllu":
+            first = sum(len(b.splitlines()) + 1 for b in blocks[:long_one]) + len(blocks[long_one].splitlines())
+            assert printed[0][0] == "" and printed[0][1][0].startswith(f"error: {path}:{first}: HEAD 'x'")
+        else:
+            assert printed[0][0].count("# sent_id") == 1000 and "whitespace only" in printed[0][1][0]
+
+
 def test_worker_groups_are_runs_of_the_batches_one_process_forms():
     """parse workers=N send whole batches: each group, batched again by a worker, gives the very
     batches that workers=1 forms for the whole chunk (with and without a token cap)."""

@@ -54,6 +54,13 @@ def completion_for(model: Network, vectors: Any, lengths: list[int]) -> Completi
     return built
 
 
+def compact_rows(model: Network) -> bool:
+    """Whether greedy and beam decoding read the model's vectors and table without padding
+    (``Encoder.forward``): a single model without a completion model, whose factor tables
+    are laid out padded."""
+    return isinstance(model, ParserModel) and model.completion is None
+
+
 @torch.no_grad()
 def decode_batch(model: Network, batch: Batch, settings: DecodeSettings) -> list[list[Parse]]:
     """The ``settings.nbest`` best distinct trees of every sentence of the batch, best first."""
@@ -62,9 +69,7 @@ def decode_batch(model: Network, batch: Batch, settings: DecodeSettings) -> list
     if settings.decoder == "mst":
         vectors, _ = model.encode(batch, with_table=False)
         return label_trees(model, vectors, padded_starts, mst_trees(model, vectors, lengths))
-    # A single model without a completion model reads compact rows (no padding: less memory).
-    compact = isinstance(model, ParserModel) and model.completion is None
-    if compact:
+    if compact_rows(model):
         vectors, table = model.encode(batch, compact=True)
         starts = batch.row_starts
     else:
