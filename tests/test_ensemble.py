@@ -149,6 +149,25 @@ def test_the_scores_are_the_log_of_the_members_mean_legal_probabilities(single):
         assert torch.allclose(ensemble.label_scores(vectors, heads, deps).exp(), labels)
 
 
+def test_an_ensemble_parses_from_compact_rows_as_from_padded_ones(single, monkeypatch):
+    """Ensembles decode without padding too (every member reads the same words): the parses,
+    scores and labels of two different members equal those of the padded layout."""
+    from nparse.decoding import decode
+
+    other = copy.deepcopy(single.model)
+    with torch.no_grad():
+        for p in other.parameters():
+            p.add_(0.05 * torch.randn_like(p))
+    ensemble = Parser.ensemble([single, member(single, other, "other")])
+    assert decode.compact_rows(ensemble.model)
+    for beam in (1, 4):
+        compact = ensemble.parse_nbest(SENTENCES, beam_size=beam, nbest=min(beam, 3))
+        with monkeypatch.context() as m:
+            m.setattr(decode, "compact_rows", lambda model: False)
+            padded = ensemble.parse_nbest(SENTENCES, beam_size=beam, nbest=min(beam, 3))
+        assert compact == padded
+
+
 def test_a_member_with_other_word_ids_reads_the_input_with_its_own(single):
     """The same network with its word vocabulary in another order (and its embedding rows
     permuted alike) computes the same vectors only if it reads the words with its own ids."""

@@ -56,9 +56,9 @@ def completion_for(model: Network, vectors: Any, lengths: list[int]) -> Completi
 
 def compact_rows(model: Network) -> bool:
     """Whether greedy and beam decoding read the model's vectors and table without padding
-    (``Encoder.forward``): a single model without a completion model, whose factor tables
-    are laid out padded."""
-    return isinstance(model, ParserModel) and model.completion is None
+    (``Encoder.forward``): an ensemble, or a single model without a completion model, whose
+    factor tables are laid out padded."""
+    return isinstance(model, EnsembleModel) or model.completion is None
 
 
 @torch.no_grad()

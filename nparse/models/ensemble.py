@@ -233,11 +233,15 @@ class EnsembleModel:
                 (collate([encode(e.sent, model.vocabs, labels=False) for e in batch.examples]) if own else batch),
             )
 
-    def encode(self, batch: Batch, with_table: bool = True) -> tuple[list[torch.Tensor], torch.Tensor | None]:
-        """Every member's BiLSTM vectors, and (unless not wanted) their first-layer tables side by side."""
+    def encode(
+        self, batch: Batch, with_table: bool = True, compact: bool = False
+    ) -> tuple[list[torch.Tensor], torch.Tensor | None]:
+        """Every member's BiLSTM vectors, and (unless not wanted) their first-layer tables side
+        by side; ``compact``: without padding (``ParserModel.encode``; every member reads the
+        same words, so the rows agree)."""
         vectors, tables = [], []
         for model, own in self.member_batches(batch):
-            v, t = model.encode(own, with_table)
+            v, t = model.encode(own, with_table, compact)
             vectors.append(v)
             tables.append(t)
         if not with_table:
