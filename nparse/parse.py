@@ -385,22 +385,27 @@ def first_line(part: Part) -> int:
     return min(sent.line for sent in part)
 
 
-@dataclass
+@dataclass(eq=False)  # chunks are told apart by identity
 class _Pending:
     """A chunk being parsed by workers: its sentences' texts as they come back."""
 
     lengths: list[int]
     texts: list[str]
     left: int  # groups not yet back
-    error: tuple[int, BaseException] | None = None  # the failure nearest the file's start, and its line
+    error: tuple[tuple[int, int], BaseException] | None = None  # the first failure one process meets
 
     def failed(self, line: int, error: BaseException) -> None:
         """A group failed (``line``: its first sentence's): keep the error one process would
-        meet first, at the earliest line (errors that know their line: at that line)."""
+        meet first. One process reads the whole chunk, then checks its POS tags, then parses,
+        each in file order; so a reading error comes before a missing tag, and that before any
+        other, each at its earliest line (errors that know their line: at that line)."""
+        from .api import MissingPOSError
+
+        phase = 0 if isinstance(error, CoNLLUError) else 1 if isinstance(error, MissingPOSError) else 2
         at = getattr(error, "line", None)
-        at = at if isinstance(at, int) else line
-        if self.error is None or at < self.error[0]:
-            self.error = (at, error)
+        key = (phase, at if isinstance(at, int) else line)
+        if self.error is None or key < self.error[0]:
+            self.error = (key, error)
 
     def result(self) -> tuple[str, int, int]:
         if self.error is not None:
@@ -413,8 +418,9 @@ def parallel(
 ) -> Iterator[tuple[str, int, int]]:
     """The chunks (of ``size`` sentences) parsed by ``workers`` processes, each as
     ``sorted_groups`` of its sentences, yielded in input order. Chunks are read ahead while
-    fewer than two are waiting or fewer than 2 x ``workers`` groups are queued or out (memory
-    stays bounded by the chunk size and the workers); 2 x ``workers`` groups are out at a time.
+    fewer than two are waiting, or fewer than 2 x ``workers`` groups are queued or out (and at
+    most 2 + 2 x ``workers`` chunks wait: memory stays bounded by the chunk size and the
+    workers); 2 x ``workers`` groups are out at a time.
 
     Groups go out longest first, chunk after chunk; once the input is read to its end, all
     groups not yet out go longest first, so that the file ends on its shortest groups on every
@@ -446,7 +452,7 @@ def parallel(
     more = True
     read_error: Exception | None = None  # raised once the chunks read before it are yielded
     while True:
-        while more and (len(ahead) < 2 or len(queue) + len(out) < 2 * workers):
+        while more and (len(ahead) < 2 or (len(queue) + len(out) < 2 * workers and len(ahead) < 2 + 2 * workers)):
             try:
                 part = next(reading, None)
             except Exception as err:  # noqa: BLE001 (any reading error, raised in its turn)
@@ -486,6 +492,8 @@ def parallel(
             if error is not None:
                 more = False  # no more chunks: the error is raised when its chunk's turn comes
                 chunk.failed(line, error)
+                later = list(ahead)[list(ahead).index(chunk) + 1 :]  # never written: not parsed
+                queue = [task for task in queue if task[0] not in later]
                 continue
             for i, text in zip(group, future.result()):
                 chunk.texts[i] = text

@@ -331,6 +331,53 @@ def test_workers_write_what_one_process_writes(tiny_run, tmp_path, capsys, monke
     assert "workers=0" in capsys.readouterr().err
 
 
+class _Slow:
+    """Parses a group of one-word sentences, slowly when it holds sentence 1 (``parallel``'s test)."""
+
+    settings = None
+    parser = type("P", (), {"model": type("M", (), {"device": __import__("torch").device("cpu")})()})()
+
+    def texts(self, part):
+        import time
+
+        if any(sent.line == 1 for sent in part):
+            time.sleep(1.0)
+        return [f"{sent.line}\n" for sent in part]
+
+
+class _OneWord:
+    def __init__(self, line: int):
+        self.line = line
+
+    def __len__(self) -> int:
+        return 1
+
+
+def test_workers_read_ahead_a_bounded_number_of_chunks():
+    """While the first chunk's group is slow, the parent reads at most 2 + 2 x workers chunks
+    ahead (not the whole input), and still yields every chunk in order."""
+    from contextlib import ExitStack
+
+    from nparse.decoding.settings import DecodeSettings
+    from nparse.parse import parallel
+
+    job = _Slow()
+    job.settings = DecodeSettings(batch_size=8).normalised()
+    read = []
+
+    def parts():
+        for k in range(1, 201):
+            read.append(k)
+            yield [_OneWord(k)]
+
+    with ExitStack() as stack:
+        results = parallel(job, parts(), 2, stack, size=1)
+        first = next(results)
+        assert first == ("1\n", 1, 1) and len(read) <= 2 + 2 * 2 + 1
+        rest = list(results)
+    assert [text for text, _, _ in rest] == [f"{k}\n" for k in range(2, 201)]
+
+
 def test_workers_report_the_error_one_process_reports(tiny_run, tmp_path, capsys):
     """With bad sentences in several groups of a chunk (a long one early, a short one later: a
     worker reads its group in length order), or a line refused while reading ahead, workers=2
@@ -355,7 +402,15 @@ def test_workers_report_the_error_one_process_reports(tiny_run, tmp_path, capsys
         bad_reads[i] = spoiled(i)
     whitespace = list(blocks)
     whitespace[1450] = whitespace[1450].replace("\n", "\n  \n", 1)  # refused while reading, in the parent
-    for name, text in (("two_bad.conllu", bad_reads), ("blank.conllu", whitespace)):
+    untagged_then_bad = list(blocks)  # a missing tag early, a bad HEAD later: one process reads first
+    early = next(i for i in range(0, 100) if lengths[i] <= 5)
+    untagged_then_bad[early] = "\n".join(
+        "\t".join(c[:3] + ["_"] + c[4:]) if len(c := line.split("\t")) == 10 else line
+        for line in blocks[early].splitlines()
+    )
+    untagged_then_bad[long_one] = spoiled(long_one)
+    cases = (("two_bad.conllu", bad_reads), ("blank.conllu", whitespace), ("untagged.conllu", untagged_then_bad))
+    for name, text in cases:
         path = tmp_path / name
         path.write_text("\n\n".join(text) + "\n\n", encoding="utf-8")
         printed = []
@@ -367,8 +422,10 @@ def test_workers_report_the_error_one_process_reports(tiny_run, tmp_path, capsys
         if name == "two_bad.conllu":
             first = sum(len(b.splitlines()) + 1 for b in blocks[:long_one]) + len(blocks[long_one].splitlines())
             assert printed[0][0] == "" and printed[0][1][0].startswith(f"error: {path}:{first}: HEAD 'x'")
-        else:
+        elif name == "blank.conllu":
             assert printed[0][0].count("# sent_id") == 1000 and "whitespace only" in printed[0][1][0]
+        else:
+            assert "HEAD 'x'" in printed[0][1][0]
 
 
 def test_worker_groups_are_runs_of_the_batches_one_process_forms():
