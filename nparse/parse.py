@@ -45,7 +45,7 @@ with the model loaded. Each chunk is batched as workers=1 batches it (by sentenc
 batches go to the workers in groups of about 512 sentences; the chunk is written when all are
 back, in input order. So every sentence is parsed in the same batch as with workers=1, and the
 output is the same (byte for byte on EWT train). Memory stays bounded (two chunks in flight, more
-only to give every worker two groups) and a failure leaves no output file; on standard output the
+only to give every worker two groups, at most 2 + 2N) and a failure leaves no output file; on standard output the
 chunks before the first error are written, as with workers=1. workers=auto takes SLURM_CPUS_PER_TASK when set, else the CPUs
 the thread policy below would use; on a GPU it is 1 (spawned workers each load the model and start
 CUDA: slower than one process there).
