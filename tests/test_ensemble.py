@@ -188,6 +188,35 @@ def test_a_member_with_other_word_ids_reads_the_input_with_its_own(single):
     assert trees(ensemble.parse(SENTENCES)) == trees(single.parse(SENTENCES))
 
 
+def test_a_member_with_its_labels_in_another_order_is_averaged_label_by_label(single):
+    """Labels are sorted by frequency, so a member trained on another part of a treebank may hold
+    the same labels in another order: its label scores are reordered before averaging, and two
+    copies of one network, one with its labels (and labeller rows) permuted, parse as that one."""
+    model = single.model
+    vocabs = copy.deepcopy(model.vocabs)
+    old = model.vocabs.labels
+    order = list(range(len(old.itos)))[::-1]
+    labels = Vocab()
+    labels.itos, labels.counts = [old.itos[i] for i in order], [old.counts[i] for i in order]
+    labels.stoi = {w: i for i, w in enumerate(labels.itos)}
+    vocabs.labels = labels
+    permuted = copy.deepcopy(model)
+    permuted.vocabs = permuted.encoder.vocabs = vocabs
+    with torch.no_grad():
+        permuted.labeler.out.weight.copy_(model.labeler.out.weight[order])
+        permuted.labeler.out.bias.copy_(model.labeler.out.bias[order])
+    alone = Parser.ensemble([member(single, permuted, "permuted")])
+    assert trees(alone.parse(SENTENCES[:20])) == trees(single.parse(SENTENCES[:20]))  # read by its own names
+    ensemble = Parser.ensemble([single, member(single, permuted, "permuted")])
+    assert trees(ensemble.parse(SENTENCES)) == trees(single.parse(SENTENCES))
+    unordered = copy.deepcopy(permuted)
+    with torch.no_grad():  # the same order of names with the rows not permuted: other labels
+        unordered.labeler.out.weight.copy_(model.labeler.out.weight)
+        unordered.labeler.out.bias.copy_(model.labeler.out.bias)
+    mixed = Parser.ensemble([single, member(single, unordered, "unordered")])
+    assert trees(mixed.parse(SENTENCES)) != trees(single.parse(SENTENCES))
+
+
 def test_members_that_cannot_be_averaged_are_refused_naming_the_difference(single):
     model = single.model
     eager = member(single, ParserModel(model.vocabs, make_system("arceager"), model.options), "eager")

@@ -22,6 +22,7 @@ import numpy as np
 import torch
 
 from ..io.data import Batch, Vocabs, collate, encode
+from ..io.vocab import Vocab
 from ..systems.arrays import Layout
 from ..timing import timed
 from .parser import ParserModel
@@ -58,7 +59,8 @@ def check_members(
 ) -> None:
     """Refuse members that cannot be averaged, naming the member and what differs from the first:
     the transition system (``systems``: each checkpoint's system options, None for a model built
-    in code), the label set, the tag set of members that tag, and (``decoding``: when they parse,
+    in code), the label set and the tag set of members that tag (the same items in another order
+    are taken: their scores are reordered), and (``decoding``: when they parse,
     not when they teach) a completion model, whose factor scores are not averaged."""
     if not models:
         raise ValueError("an ensemble needs at least one model")
@@ -82,17 +84,32 @@ def check_members(
         ):
             raise ValueError(f"{where}: transition system {mine} against {theirs}; the members must share the system")
         labels = vocab_difference(first.vocabs, model.vocabs, ("labels",))
-        if labels:
+        if labels and column_order(first.vocabs.labels, model.vocabs.labels) is None:
             raise ValueError(f"{where} in its label set, {labels}; the members must share the labels")
         if (model.tagger is None) != (first.tagger is None):
             has, lacks = (name, first_name) if model.tagger is not None else (first_name, name)
             raise ValueError(f"{where}: {has} predicts UPOS tags and {lacks} does not; the members must agree")
         if model.tagger is not None:
             tags = vocab_difference(first.vocabs, model.vocabs, ("upos",))
-            if tags:
+            if tags and column_order(first.vocabs.upos, model.vocabs.upos) is None:
                 raise ValueError(f"{where} in the tags it predicts, {tags}; the members must share the tag set")
         if model.device != first.device:
             raise ValueError(f"{where}: it is on {model.device}, the first on {first.device}")
+
+
+def column_order(first: Vocab, other: Vocab) -> torch.Tensor | None:
+    """For a member whose labels (or tags) are the first member's in another order (vocabularies
+    are sorted by frequency, so models trained on other parts of a treebank order them
+    differently): the member's column of each of the first's, to reorder its scores by; None
+    if the two hold different items."""
+    if len(first.itos) != len(other.itos) or set(first.itos) != set(other.itos):
+        return None
+    return torch.tensor([other.stoi[item] for item in first.itos])
+
+
+def reordered(scores: torch.Tensor, order: torch.Tensor | None) -> torch.Tensor:
+    """A member's scores with their columns in the first member's order."""
+    return scores if order is None else scores[..., order.to(scores.device)]
 
 
 def system_of(config: Any) -> dict | None:
@@ -176,13 +193,22 @@ class EnsembleTagger:
 
     def __init__(self, models: Sequence[ParserModel]):
         self.taggers = [m.tagger for m in models if m.tagger is not None]  # all tag (check_members)
+        self.orders = [_order(models[0].vocabs.upos, m.vocabs.upos) for m in models]
 
     def __call__(self, vectors: list[torch.Tensor]) -> torch.Tensor:
         if len(self.taggers) == 1:
             return self.taggers[0](vectors[0])
         return torch_log_mean_exp(
-            [torch.log_softmax(tagger(v).double(), -1) for tagger, v in zip(self.taggers, vectors)]
+            [
+                torch.log_softmax(reordered(tagger(v), order).double(), -1)
+                for tagger, v, order in zip(self.taggers, vectors, self.orders)
+            ]
         )
+
+
+def _order(first: Vocab, other: Vocab) -> torch.Tensor | None:
+    """``column_order`` where the two differ in order only (None where they agree)."""
+    return None if first.itos == other.itos else column_order(first, other)
 
 
 class EnsembleModel:
@@ -197,6 +223,7 @@ class EnsembleModel:
         self.own_inputs = [vocab_difference(first.vocabs, m.vocabs, INPUT_TABLES) is not None for m in self.members]
         self.scorer = EnsembleScorer(self.members, temperatures)
         self.tagger = EnsembleTagger(self.members) if first.tagger is not None else None
+        self.label_orders = [_order(first.vocabs.labels, m.vocabs.labels) for m in self.members]
 
     def __len__(self) -> int:
         return len(self.members)
@@ -258,5 +285,8 @@ class EnsembleModel:
         if len(self.members) == 1:
             return self.members[0].label_scores(vectors[0], heads, deps)
         return torch_log_mean_exp(
-            [torch.log_softmax(m.label_scores(v, heads, deps).double(), -1) for m, v in zip(self.members, vectors)]
+            [
+                torch.log_softmax(reordered(m.label_scores(v, heads, deps), order).double(), -1)
+                for m, v, order in zip(self.members, vectors, self.label_orders)
+            ]
         )
