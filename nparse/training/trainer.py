@@ -243,6 +243,9 @@ class Trainer:
                                            self.run_dir / "last.pt")  # fmt: skip
                 if stop:
                     bar.close()
+                    # Every rank is here (the stop is agreed above): none exits before rank 0 has
+                    # written last.pt (a launcher tears the job down when one rank exits).
+                    barrier(self.ranks)
                     raise preempted(self.stop_signal, k + 1, updates, epoch, self.run_dir)
         if window["tokens"]:
             write_window(self.writer, window, self.step, self.optimizer.param_groups[0]["lr"], bar)
