@@ -44,11 +44,12 @@ workers=N parses with N processes of one thread each; on a CPU they are forked f
 with the model loaded. Each chunk is batched as workers=1 batches it (by sentence length) and its
 batches go to the workers in groups of about 512 sentences; the chunk is written when all are
 back, in input order. So every sentence is parsed in the same batch as with workers=1, and the
-output is the same (byte for byte on EWT train). Memory stays bounded (two chunks in flight, more
-only to give every worker two groups, at most 2 + 2N) and a failure leaves no output file; on standard output the
-chunks before the first error are written, as with workers=1. workers=auto takes SLURM_CPUS_PER_TASK when set, else the CPUs
-the thread policy below would use; on a GPU it is 1 (spawned workers each load the model and start
-CUDA: slower than one process there).
+output is the same (byte for byte on EWT train). Memory stays bounded (two chunks in flight,
+more only to give every worker two groups, at most 2 + 2N) and a failure leaves no output file;
+on standard output the chunks before the first error are written, as with workers=1.
+workers=auto takes SLURM_CPUS_PER_TASK when set, else the CPUs the thread policy below would use;
+on a GPU it is 1 (spawned workers each load the model and start CUDA: slower than one process
+there).
 
 The last line gives the time from the model loaded to the output written (reading, parsing and
 writing; with workers=N, starting them too) and the words parsed per second.
@@ -452,7 +453,7 @@ def parallel(
     more = True
     read_error: Exception | None = None  # raised once the chunks read before it are yielded
     while True:
-        while more and (len(ahead) < 2 or (len(queue) + len(out) < 2 * workers and len(ahead) < 2 + 2 * workers)):
+        while more and (len(ahead) < 2 or (len(queue) + len(out) < 2 * workers and len(ahead) < 2 * workers + 2)):
             try:
                 part = next(reading, None)
             except Exception as err:  # noqa: BLE001 (any reading error, raised in its turn)
