@@ -168,19 +168,27 @@ def test_an_ensemble_parses_from_compact_rows_as_from_padded_ones(single, monkey
         assert compact == padded
 
 
+def with_permuted_vocab(model: ParserModel, table: str, order: list[int]) -> ParserModel:
+    """A copy of ``model`` whose vocabulary ``table`` lists its items in ``order`` (the caller
+    permutes the matching weights)."""
+    old = getattr(model.vocabs, table)
+    vocab = Vocab()
+    vocab.itos, vocab.counts = [old.itos[i] for i in order], [old.counts[i] for i in order]
+    vocab.stoi = {w: i for i, w in enumerate(vocab.itos)}
+    vocabs = copy.deepcopy(model.vocabs)
+    setattr(vocabs, table, vocab)
+    permuted = copy.deepcopy(model)
+    permuted.vocabs = permuted.encoder.vocabs = vocabs
+    return permuted
+
+
 def test_a_member_with_other_word_ids_reads_the_input_with_its_own(single):
     """The same network with its word vocabulary in another order (and its embedding rows
     permuted alike) computes the same vectors only if it reads the words with its own ids."""
     model = single.model
-    vocabs = copy.deepcopy(model.vocabs)
     old = model.vocabs.words
     order = list(range(3)) + list(range(len(old.itos) - 1, 2, -1))
-    words = Vocab()
-    words.itos, words.counts = [old.itos[i] for i in order], [old.counts[i] for i in order]
-    words.stoi = {w: i for i, w in enumerate(words.itos)}
-    vocabs.words = words
-    permuted = copy.deepcopy(model)
-    permuted.vocabs = permuted.encoder.vocabs = vocabs
+    permuted = with_permuted_vocab(model, "words", order)
     with torch.no_grad():
         permuted.encoder.words.weight.copy_(model.encoder.words.weight[order])
     ensemble = Parser.ensemble([single, member(single, permuted, "permuted")])
@@ -193,15 +201,8 @@ def test_a_member_with_its_labels_in_another_order_is_averaged_label_by_label(si
     the same labels in another order: its label scores are reordered before averaging, and two
     copies of one network, one with its labels (and labeller rows) permuted, parse as that one."""
     model = single.model
-    vocabs = copy.deepcopy(model.vocabs)
-    old = model.vocabs.labels
-    order = list(range(len(old.itos)))[::-1]
-    labels = Vocab()
-    labels.itos, labels.counts = [old.itos[i] for i in order], [old.counts[i] for i in order]
-    labels.stoi = {w: i for i, w in enumerate(labels.itos)}
-    vocabs.labels = labels
-    permuted = copy.deepcopy(model)
-    permuted.vocabs = permuted.encoder.vocabs = vocabs
+    order = list(range(len(model.vocabs.labels.itos)))[::-1]
+    permuted = with_permuted_vocab(model, "labels", order)
     with torch.no_grad():
         permuted.labeler.out.weight.copy_(model.labeler.out.weight[order])
         permuted.labeler.out.bias.copy_(model.labeler.out.bias[order])
