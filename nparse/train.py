@@ -21,7 +21,7 @@ from omegaconf import DictConfig
 from . import config_schema  # noqa: F401  (registers the config schemas)
 from .paths import CONF_DIR
 from .runtime import collector_freeze, pick_device
-from .training.distributed import Ranks, broadcast, ranks_from_env, setup, shutdown
+from .training.distributed import Ranks, barrier, broadcast, ranks_from_env, setup, shutdown
 from .training.trainer import Preempted, Trainer
 
 
@@ -39,6 +39,7 @@ def main(cfg: DictConfig) -> float:
     except (ValueError, OSError) as err:  # bad settings or input: the message names the key or file
         logging.getLogger("nparse.train").error("%s", err)
         print(f"error: {err}", file=sys.stderr)
+        shutdown(ranks)  # a process group left to interpreter exit can abort it
         sys.exit(1)
     # The data and the model, loaded now, live as long as the run: full collections no longer walk
     # them (as nparse-parse does). Training 3,000 EWT sentences, a full collection came about once
@@ -46,6 +47,10 @@ def main(cfg: DictConfig) -> float:
     collector_freeze()
     try:
         metrics = trainer.run()
+        # Every rank leaves together, after rank 0's last evaluation and checkpoints: a rank that
+        # tore its process group down while another still ran once aborted on exit (SIGABRT,
+        # "terminate called without an active exception") in a loaded 2-process CPU test run.
+        barrier(ranks)
     except OSError as err:  # a full disk or a run directory that went away: no traceback, no half files
         logging.getLogger("nparse.train").error("%s", err)
         print(

@@ -86,7 +86,7 @@ def test_torchrun_writes_one_run_directory(tmp_path):
            f"data.dev={dev}", "data.test=null", "trainer.epochs=2", "trainer.threads=1"]  # fmt: skip
     try:
         proc = subprocess.run(cmd, cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=300)
-        assert proc.returncode == 0, proc.stderr[-3000:]
+        assert proc.returncode == 0, proc.stderr[:4000] + "\n[...]\n" + proc.stderr[-3000:]  # the ranks' own lines first
         made = list(runs.iterdir())
         assert len(made) == 1, made
         files = {p.name for p in made[0].iterdir()}
