@@ -28,8 +28,8 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def epoch_gradients(run_dir: Path, batch_size: int, rank: int = 0, world: int = 1) -> dict[str, torch.Tensor]:
-    """Gradients of the last update of one training epoch (dropout and exploration off)."""
+def make_trainer(run_dir: Path, batch_size: int, rank: int = 0, world: int = 1):
+    """A Trainer of OVERRIDES on ``world`` gloo ranks (this process is ``rank``)."""
     from hydra import compose, initialize_config_dir
 
     from nparse import config_schema  # noqa: F401  (registers the config schemas)
@@ -41,7 +41,12 @@ def epoch_gradients(run_dir: Path, batch_size: int, rank: int = 0, world: int = 
     setup(ranks, cuda=False)
     with initialize_config_dir(config_dir=str(CONF_DIR), version_base="1.3"):
         cfg = compose(config_name="config", overrides=[*OVERRIDES, f"trainer.batch_size={batch_size}"])
-    trainer = Trainer(cfg, run_dir, ranks)
+    return Trainer(cfg, run_dir, ranks)
+
+
+def epoch_gradients(run_dir: Path, batch_size: int, rank: int = 0, world: int = 1) -> dict[str, torch.Tensor]:
+    """Gradients of the last update of one training epoch (dropout and exploration off)."""
+    trainer = make_trainer(run_dir, batch_size, rank, world)
     trainer.train_epoch(1)
     trainer.writer.close()
     return {name: p.grad.clone() for name, p in trainer.model.named_parameters() if p.grad is not None}
@@ -71,6 +76,36 @@ def test_two_gloo_ranks_give_the_gradient_of_one_process_on_the_union(tmp_path):
         assert torch.allclose(ranks[0][name], grad, atol=1e-5, rtol=1e-4), name
     assert any(float(g.abs().sum()) > 0 for g in single.values())
     assert not (tmp_path / "ddp" / "best.pt").exists()  # train_epoch alone writes no checkpoint
+
+
+def _orders(rank: int, world: int, port: int, run_dir: str, out: str) -> None:
+    import random
+
+    from nparse.io.data import bucket_batches
+
+    os.environ["MASTER_ADDR"], os.environ["MASTER_PORT"] = "127.0.0.1", str(port)
+    trainer = make_trainer(Path(run_dir), 4, rank, world)
+    for _ in range(3 + 5 * rank):  # exploration draws: as many as the rank's wrong predictions
+        trainer.rng.random()
+    own = random.Random()
+    own.setstate(trainer.rng.getstate())
+    index = {id(e): i for i, e in enumerate(trainer.train_examples)}
+    own_order = [[index[id(e)] for e in b] for b in bucket_batches(trainer.train_examples, 4, own, trainer.cfg.trainer.batch_tokens)]
+    torch.save({"shared": trainer.epoch_order(), "own": own_order}, f"{out}.{rank}")
+    trainer.writer.close()
+    torch.distributed.destroy_process_group()
+
+
+def test_ranks_train_one_batch_order_whatever_their_exploration_drew(tmp_path):
+    """Exploration draws from the trainer's generator on wrong predictions only, so after an epoch
+    the ranks' generators differ; the epoch's order still comes from rank 0, the same on every
+    rank (shuffled on each rank, it would differ: some sentences twice in an epoch, others never)."""
+    out = str(tmp_path / "orders")
+    mp.spawn(_orders, args=(2, free_port(), str(tmp_path / "ddp"), out), nprocs=2, join=True)
+    orders = [torch.load(f"{out}.{r}") for r in range(2)]
+    assert orders[0]["own"] != orders[1]["own"]  # what each rank alone would have drawn
+    assert orders[0]["shared"] == orders[1]["shared"] == orders[0]["own"]
+    assert sorted(i for batch in orders[0]["shared"] for i in batch) == list(range(16))
 
 
 def test_torchrun_writes_one_run_directory(tmp_path):

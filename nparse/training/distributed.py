@@ -6,9 +6,10 @@ Why not the ``DistributedDataParallel`` wrapper: a training step here is not one
 call (the encoder runs once, then a transition loop without autograd, then one batched loss), and
 with global training some parameters get no gradient in some batches. Summing the flattened
 gradients with one ``all_reduce`` per update is what DDP does underneath, without its
-assumptions. Every rank draws the same batch order (same seed) and takes its share of each
-group of ``world`` consecutive batches; the loss is divided by the tokens of the whole group, so
-an update equals, up to float rounding, that of one process on the union of the shards.
+assumptions. Rank 0 draws each epoch's batch order and sends it to every rank
+(``Trainer.epoch_order``), and each rank takes its share of each group of ``world`` consecutive
+batches; the loss is divided by the tokens of the whole group, so an update equals, up to float
+rounding, that of one process on the union of the shards.
 """
 
 from __future__ import annotations
@@ -66,7 +67,9 @@ def total(value: float, ranks: Ranks) -> float:
     """The sum of a number over ranks."""
     if not ranks.active:
         return value
-    t = torch.tensor([float(value)], dtype=torch.float64)
+    # NCCL reduces CUDA tensors only (gloo, CPU ones)
+    device = torch.device("cuda", torch.cuda.current_device()) if dist.get_backend() == "nccl" else None
+    t = torch.tensor([float(value)], dtype=torch.float64, device=device)
     dist.all_reduce(t)
     return float(t.item())
 

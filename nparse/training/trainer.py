@@ -177,6 +177,20 @@ class Trainer:
         torch.set_rng_state(state["torch"].cpu())
 
     # -- training ---------------------------------------------------------------------------
+    def epoch_order(self) -> list[list[int]]:
+        """The epoch's batches (indices of training examples), shuffled by rank 0 and sent to every
+        rank. Each rank shuffling with its own generator would not do: exploration draws from it
+        only on wrong predictions, and each rank sees other sentences, so after one epoch the
+        generators differ, and with them the ranks' orders (some sentences trained twice in an
+        epoch, others never)."""
+        order = None
+        if self.ranks.main:
+            tc = self.cfg.trainer
+            index = {id(e): i for i, e in enumerate(self.train_examples)}
+            batched = bucket_batches(self.train_examples, tc.batch_size, self.rng, tc.batch_tokens)
+            order = [[index[id(e)] for e in b] for b in batched]
+        return broadcast(order, self.ranks)  # type: ignore[return-value]
+
     def train_epoch(self, epoch: int) -> dict[str, float]:
         tc = self.cfg.trainer
         self.model.train()
@@ -190,9 +204,7 @@ class Trainer:
             actions.update(partial["actions"])
             start -= partial["seconds"]
         else:
-            index = {id(e): i for i, e in enumerate(self.train_examples)}
-            batched = bucket_batches(self.train_examples, tc.batch_size, self.rng, tc.batch_tokens)
-            order, done = [[index[id(e)] for e in b] for b in batched], 0
+            order, done = self.epoch_order(), 0
         batches = [[self.train_examples[i] for i in b] for b in order]
         self.objective.start_epoch(epoch)
         every = tc.checkpoint_every
