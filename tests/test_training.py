@@ -601,6 +601,13 @@ def test_resume_takes_the_runs_own_config(tmp_path):
     log = (first / "train.log").read_text()
     assert "training on 30 sentences" in log.split("resuming")[-1] and "trainer.epochs=2" in log
     assert "trainer.distill_cache_mb=512" in log
+    # Resumed in its own folder (hydra.run.dir= the run, as the preemption message says): Hydra's
+    # handler writes the run's train.log already, and each line is there once.
+    proc = subprocess.run([sys.executable, "-m", "nparse.train", f"hydra.run.dir={first}", "trainer.resume=auto",
+                           "trainer.epochs=3"], cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=300)  # fmt: skip
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    log = (first / "train.log").read_text()
+    assert log.count("epoch 3:") == 1 and log.count("resuming") == 2, log
 
 
 @pytest.mark.parametrize(

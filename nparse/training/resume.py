@@ -59,9 +59,14 @@ def stop_signals(handler: Callable[[int, Any], None]) -> Iterator[None]:
             signal.signal(sig, old)
 
 
-def log_to(run_dir: Path) -> logging.Handler:
-    """Append the log to a resumed run's own train.log (Hydra writes to the new run directory)."""
-    handler = logging.FileHandler(run_dir / "train.log", encoding="utf-8")
+def log_to(run_dir: Path) -> logging.Handler | None:
+    """Append the log to a resumed run's own train.log, where Hydra writes to a new run directory;
+    None where a handler writes there already (``hydra.run.dir=`` the run: each line once)."""
+    target = (run_dir / "train.log").resolve()
+    for known in logging.getLogger().handlers:
+        if isinstance(known, logging.FileHandler) and Path(known.baseFilename).resolve() == target:
+            return None
+    handler = logging.FileHandler(target, encoding="utf-8")
     handler.setFormatter(logging.Formatter("[%(asctime)s][%(name)s][%(levelname)s] - %(message)s"))
     logging.getLogger().addHandler(handler)
     return handler

@@ -163,7 +163,8 @@ class Trainer:
         self.resume_state = state
         # Carry on in the directory of the checkpoint so curves, logs and checkpoints stay together.
         self.run_dir = path.parent
-        self.log_handler = log_to(self.run_dir)
+        if self.ranks.main:  # the other ranks' lines stay on their stderr, as in a fresh run
+            self.log_handler = log_to(self.run_dir)
         where = f", batch {self.partial['done']} of epoch {self.partial['epoch']}" if self.partial else ""
         log.info("resuming %s after epoch %d%s", path, self.epoch, where)
         for note in getattr(self, "resume_notes", []):
