@@ -131,8 +131,7 @@ def test_torchrun_writes_one_run_directory(tmp_path):
         assert "rank 0 of 2" in log and "rank 1 of 2" not in log
         assert log.count("epoch 2:") == 1
         # Resumed for a third epoch: the run's train.log still gets rank 0's lines only.
-        again = [a for a in cmd[:-2] if not a.startswith("+exp=")]  # the run's own preset is kept
-        proc = subprocess.run([*again, "trainer.epochs=3", "trainer.threads=1", "trainer.resume=auto", f"hydra.run.dir={made[0]}"],
+        proc = subprocess.run([*cmd[:-2], "trainer.epochs=3", "trainer.threads=1", "trainer.resume=auto", f"hydra.run.dir={made[0]}"],
                               cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=300)  # fmt: skip
         assert proc.returncode == 0, proc.stderr[:4000] + "\n[...]\n" + proc.stderr[-3000:]
         log = (made[0] / "train.log").read_text()

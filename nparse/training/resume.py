@@ -88,13 +88,30 @@ def _leaves(cfg: Any, prefix: str = "") -> dict[str, Any]:
     return {prefix[:-1]: cfg}
 
 
-def resumed_config(saved: dict, current: Config, overrides: list[str] | None) -> tuple[Config, list[str]]:
+def run_preset(run_dir: Path) -> str | None:
+    """The ``+exp=`` preset a run was started with, from Hydra's record of its command line
+    (``.hydra/overrides.yaml``); None without one (a run started from code, a copied checkpoint)."""
+    record = run_dir / ".hydra" / "overrides.yaml"
+    if not record.is_file():
+        return None
+    from omegaconf import OmegaConf
+
+    items = OmegaConf.to_container(OmegaConf.load(record)) or []
+    assert isinstance(items, list), record
+    return next((str(o).split("=", 1)[1] for o in items if str(o).startswith("+exp=")), None)
+
+
+def resumed_config(
+    saved: dict, current: Config, overrides: list[str] | None, preset: str | None = None
+) -> tuple[Config, list[str]]:
     """The run's own saved config, with the harmless changes of ``current`` applied (logged).
 
     ``overrides`` are the command line's (Hydra's task overrides): only their keys count as
     asked for. Without them (a config built in code) every key of ``current`` does. A change of
-    what is trained (data, system, oracle, model, training settings, preset) is refused.
-    Returns the config and the changes applied, for the log."""
+    what is trained (data, system, oracle, model, training settings, preset) is refused. The
+    preset is the run's ``preset`` (``run_preset``) where known, else its ``exp_name`` (which a
+    preset sets, unless the command line set it too). Returns the config and the changes
+    applied, for the log."""
     saved = upgrade_config(saved)
     now = _leaves(current.to_dict())
     before = _leaves(saved)
@@ -105,10 +122,10 @@ def resumed_config(saved: dict, current: Config, overrides: list[str] | None) ->
         for item in overrides:
             key, _, value = item.lstrip("+~").partition("=")
             if key == "exp":
-                if value != saved.get("exp_name"):
+                if value != (preset or saved.get("exp_name")):
                     raise ValueError(
                         f"trainer.resume: +exp={value} is not the preset of the run being resumed "
-                        f"({saved.get('exp_name')}); drop it to resume, or start a new run"
+                        f"({preset or saved.get('exp_name')}); drop it to resume, or start a new run"
                     )
                 continue
             if not key.startswith("hydra."):
