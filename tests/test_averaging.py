@@ -13,7 +13,7 @@ from nparse.io.conllu import read_conllu
 from nparse.training.averaging import WeightAverage
 from nparse.training.schedule import lr_schedule
 
-from .conftest import run_train
+from .conftest import compose_config, run_train
 from .test_training import small_dev
 
 
@@ -55,6 +55,24 @@ def test_warmup_and_linear_decay():
         sched.step()
     assert rates[:4] == pytest.approx([0.25, 0.5 * 0.9, 0.75 * 0.8, 1.0 * 0.7])
     assert rates[-1] == pytest.approx(0.1) and rates == sorted(rates[:4]) + rates[4:]
+
+
+def test_a_linear_schedule_ends_at_zero_on_the_last_update_also_with_batch_tokens(tmp_path):
+    """The schedule counts the epoch's real updates: trainer.batch_tokens closes batches before
+    trainer.batch_size (60 sentences in far more than 8 batches of 8), and an estimate from
+    batch_size alone reached rate 0 halfway through and trained the rest at rate 0."""
+    from nparse.training.trainer import Trainer
+
+    cfg = compose_config(
+        "+exp=archybrid_dynamic", "data.max_train_sentences=60", "data.dev=null", "data.test=null",
+        "trainer.epochs=2", "trainer.batch_size=8", "trainer.batch_tokens=120", "trainer.lr_schedule=linear",
+        "trainer.threads=1",
+    )  # fmt: skip
+    trainer = Trainer(cfg, tmp_path)
+    trainer.run()
+    updates, factor = trainer.scheduler.last_epoch, trainer.scheduler.lr_lambdas[0]
+    assert updates > 2 * 8
+    assert factor(updates - 1) > 0 and factor(updates) == 0
 
 
 def test_best_checkpoint_holds_the_averaged_weights_it_was_evaluated_with(tmp_path):

@@ -33,6 +33,9 @@ def test_patience_stops_at_the_right_epoch_on_scripted_dev_scores():
     line = stop_line(history(dev[:4]), 2, 30)
     assert "stopped after epoch 4: no dev LAS gain for 2 epochs" in line and "best dev LAS 60.00 at epoch 2" in line
     assert stop_line(history(dev), 0, 7).startswith("trained trainer.epochs=7 epochs")
+    # Resumed with settings below what the run had done: the line says what happened.
+    assert stop_line(history(dev[:5]), 2, 30).startswith("stopped after epoch 5: no dev LAS gain for 3 epochs")
+    assert stop_line(history(dev), 0, 5).startswith("trained 7 epochs (trainer.epochs=5)")
     assert not patience_exhausted([{"epoch": 1}, {"epoch": 2}, {"epoch": 3}], 1)  # no dev set: never
 
 

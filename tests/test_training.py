@@ -188,7 +188,8 @@ def test_sigterm_mid_epoch_then_resume_auto_matches_an_uninterrupted_run(tmp_pat
     dev = small_dev(tmp_path)
     common = ["+exp=archybrid_dynamic", "data.max_train_sentences=120", f"data.dev={dev}", "data.test=null",
               "trainer.epochs=3", "trainer.batch_size=8", "oracle.explore_from_epoch=1", "trainer.threads=1",
-              "trainer.resume=auto"]  # fmt: skip
+              "trainer.resume=auto", "trainer.lr_schedule=linear", "trainer.plateau=1"]  # fmt: skip
+    # (a decaying rate and a plateau: metrics.json records each epoch's starting rate, "lr")
     threads = torch.get_num_threads()
     with initialize_config_dir(config_dir=str(CONF_DIR), version_base="1.3"):
         cfg = compose(config_name="config", overrides=common)

@@ -33,8 +33,11 @@ def stop_line(history: Sequence[Mapping[str, Any]], patience: int, max_epochs: i
     best = best_epoch(history)
     where = f"; best dev LAS {best['dev_las']:.2f} at epoch {best['epoch']}" if best else ""
     last = int(history[-1]["epoch"]) if history else 0
-    if patience_exhausted(history, patience):
-        return f"stopped after epoch {last}: no dev LAS gain for {patience} epochs (trainer.patience={patience}){where}"
+    if patience_exhausted(history, patience):  # more epochs than patience after a resume with a smaller one
+        waited = epochs_without_gain(history)
+        return f"stopped after epoch {last}: no dev LAS gain for {waited} epochs (trainer.patience={patience}){where}"
+    if last != max_epochs:  # resumed with trainer.epochs below the epochs already trained
+        return f"trained {last} epochs (trainer.epochs={max_epochs}){where}"
     return f"trained trainer.epochs={max_epochs} epochs{where}"
 
 

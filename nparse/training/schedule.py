@@ -3,7 +3,8 @@
 Training from scratch uses Adam at a constant rate (Kiperwasser & Goldberg 2016). Fine-tuning a
 trained model (``trainer.init_from``, global training) starts a fresh optimizer on weights that
 are already good; a large first step can undo them, so a warm-up (the rate grows linearly over
-the first ``warmup`` updates) and a linear decay to 0 at the end of the run are offered.
+the first ``warmup`` updates) and a linear decay to 0 at the end of epoch ``trainer.epochs``
+(the most: a run that patience stops ends before its rate reaches 0) are offered.
 """
 
 from __future__ import annotations

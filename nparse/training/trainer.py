@@ -29,7 +29,7 @@ from ..decoding.decode import decode_sentences, parsed_sentence
 from ..decoding.settings import DecodeSettings
 from ..eval.scores import Scores, score
 from ..io.conllu import Sentence, write_conllu
-from ..io.data import bucket_batches, collate, encode
+from ..io.data import bucket_batches, collate, encode, length_batches
 from ..paths import resolve_path
 from ..runtime import set_threads
 from ..systems import make_oracle, make_system
@@ -114,9 +114,13 @@ class Trainer:
         groups = parameter_groups(self.model, tc.completion_lr)
         beta1, beta2 = tc.betas
         self.optimizer = torch.optim.Adam(groups, lr=tc.lr, betas=(beta1, beta2))
-        per_epoch = -(-len(self.train_examples) // (tc.batch_size * self.ranks.world))  # about
+        # Updates per epoch, exactly (batch_tokens closes batches early; a rank takes one batch of
+        # each group of world): a linear schedule reaches 0 at trainer.epochs, not before.
+        lengths = [len(e) for e in self.train_examples]
+        per_epoch = -(-len(length_batches(lengths, tc.batch_size, None, tc.batch_tokens)) // self.ranks.world)
         self.lr_scale = 1.0  # trainer.plateau_factor to the power of the cuts so far (set before each epoch)
         self.rates_set = False  # whether cut_on_plateau has set the rates of this process's first epoch
+        self.epoch_start_lr: float = tc.lr  # saved with a mid-epoch last.pt
         self.scheduler = lr_schedule(
             self.optimizer, tc.lr_schedule, tc.warmup, per_epoch * tc.epochs, lambda: self.lr_scale
         )  # fmt: skip
@@ -130,6 +134,8 @@ class Trainer:
                 self.scheduler.load_state_dict(self.resume_state["scheduler"])
             self.average.load_state_dict(self.resume_state.get("average"))
             self._restore_rng(self.resume_state["rng"])
+            if "scaler" in self.resume_state and self.scaler.is_enabled():
+                self.scaler.load_state_dict(self.resume_state["scaler"])
             del self.resume_state
         if self.ranks.main:
             from torch.utils.tensorboard import SummaryWriter
@@ -252,7 +258,8 @@ class Trainer:
             if stop or (every and (k + 1) % every == 0 and not last):
                 if self.ranks.main:
                     mid = {"epoch": epoch, "order": order, "done": k + 1, "totals": dict(totals),
-                           "actions": dict(actions), "seconds": time.perf_counter() - start}  # fmt: skip
+                           "actions": dict(actions), "seconds": time.perf_counter() - start,
+                           "lr": self.epoch_start_lr}  # fmt: skip
                     checkpoint.save_atomic({**self.checkpoint_state(with_optimizer=True), "partial": mid},
                                            self.run_dir / "last.pt")  # fmt: skip
                 if stop:
@@ -322,6 +329,8 @@ class Trainer:
             "calibration": self.calibration,
         }
         if with_optimizer:
+            if self.scaler.is_enabled():  # fp16: the loss scale reached, so a resume skips no more updates
+                state["scaler"] = self.scaler.state_dict()
             state["optimizer"] = self.optimizer.state_dict()
             state["scheduler"] = self.scheduler.state_dict()
             state["average"] = self.average.state_dict()
@@ -412,7 +421,9 @@ class Trainer:
             if broadcast(main and patience_exhausted(self.history, tc.patience), self.ranks):
                 break
             self.cut_on_plateau(epoch)
-            rate = self.optimizer.param_groups[0]["lr"]  # at the epoch's start
+            # The rate at the epoch's start, for metrics.json (a run resumed within the epoch saved it)
+            within = self.partial if self.partial is not None and self.partial["epoch"] == epoch else {}
+            rate = self.epoch_start_lr = within.get("lr", self.optimizer.param_groups[0]["lr"])
             stats = self.train_epoch(epoch)
             record: dict[str, Any] = {"epoch": epoch, **stats}
             if tc.plateau:
