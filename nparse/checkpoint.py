@@ -20,6 +20,7 @@ import torch
 from .config import Config, model_config
 from .io.data import Vocabs
 from .models.parser import ParserModel
+from .paths import PROJECT_ROOT
 from .systems import make_system
 
 FORMAT = 1
@@ -115,4 +116,13 @@ def checkpoint_paths(path: str | Path | Sequence[str | Path]) -> list[str | Path
     items = path.split(",") if isinstance(path, str) else list(path)
     if not items or any(not str(p).strip() for p in items):
         raise ValueError(f"{path!r}: an empty checkpoint path; join several with commas: ck1.pt,ck2.pt")
-    return [p.strip() if isinstance(p, str) else p for p in items]
+    items = [os.path.expanduser(p.strip()) if isinstance(p, str) else p for p in items]
+    if isinstance(path, str):  # where a comma was in a file's name, say so (as resolve_path looks)
+        missing = next((p for p in items if not (Path(p).exists() or (PROJECT_ROOT / p).exists())), None)
+        if missing is not None:
+            raise FileNotFoundError(
+                f"checkpoint not found: {missing} (model={path} was split at its commas into "
+                f"{len(items)} checkpoints; a path holding a comma can only be loaded alone, or "
+                "in a list: nparse.load([...]))"
+            )
+    return items

@@ -86,6 +86,8 @@ def test_a_temperature_in_the_members_config_is_applied_once(single):
     assert np.allclose([p.score for ps in mine for p in ps], [p.score for ps in theirs for p in ps], atol=1e-6)
     with pytest.raises(ValueError, match="decoder=mst: an ensemble averages transition scores"):
         ensemble.parse_nbest(SENTENCES[:2], decoder="mst")
+    with pytest.raises(ValueError, match="decoder=mst needs a model with the first-order factor"):
+        Parser.ensemble([hot]).parse_nbest(SENTENCES[:2], decoder="mst")  # one member: its own reason
 
 
 def test_a_member_decoding_raw_scores_is_averaged_at_its_fitted_temperature(single):
@@ -243,9 +245,16 @@ def test_checkpoint_paths_split_on_commas(tmp_path):
     odd = tmp_path / "a,b.pt"
     odd.write_bytes(b"")
     assert checkpoint_paths(str(odd)) == [str(odd)]
-    assert checkpoint_paths("x.pt, y.pt") == ["x.pt", "y.pt"]
+    x, y = tmp_path / "x.pt", tmp_path / "y.pt"
+    x.write_bytes(b"")
+    y.write_bytes(b"")
+    assert checkpoint_paths(f"{x}, {y}") == [str(x), str(y)]
     with pytest.raises(ValueError, match="empty checkpoint path"):
         checkpoint_paths("x.pt,,y.pt")
+    # With others, a path holding a comma is split: the error names the piece and says why.
+    with pytest.raises(FileNotFoundError, match=r"checkpoint not found: .*/a \(model=.* was split at its commas into 3"):
+        checkpoint_paths(f"{odd},{x}")
+    assert checkpoint_paths([odd, x]) == [odd, x]  # a list keeps it whole
 
 
 def test_the_parse_command_parses_with_an_ensemble(tiny_run, tmp_path):

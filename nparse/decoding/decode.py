@@ -120,6 +120,8 @@ def decode_sentences(
 
 def mst_trees(model: Network, vectors: Any, lengths: list[int]) -> list[list[tuple[list[int], float]]]:
     """The best single-rooted tree of every sentence under the first-order factor alone."""
+    if isinstance(model, EnsembleModel) and len(model.members) == 1:
+        model = model.members[0]  # its own message below, if it cannot
     if isinstance(model, EnsembleModel):
         raise ValueError("decoder=mst: an ensemble averages transition scores; decode it with decoder=greedy or beam")
     if model.completion is None or not model.has_arc_factor:
