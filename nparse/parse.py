@@ -62,6 +62,7 @@ nparse/runtime.py: more threads than free CPUs run 2-2.5x slower). The last line
 from __future__ import annotations
 
 import gc
+import os
 import shutil
 import sys
 from html import escape
@@ -86,6 +87,7 @@ from .io.conllu import (
     iter_blocks,
     iter_text,
     sniff_lines,
+    stream_fd,
     utf8_lines,
 )
 from .io.data import length_batches
@@ -162,14 +164,19 @@ def part_subset(part: Part, indices: list[int]) -> Part:
 
 
 def open_input(name: str | None, stack: ExitStack) -> tuple[IO[bytes], str]:
-    """A seekable binary stream of the input (standard input is spooled to a temporary file, so
-    that it can be sniffed and then read, in constant memory) and its name for messages."""
+    """A seekable binary stream of the input and its name for messages. Standard input and
+    other streams that cannot be rewound (``input=<(zcat f.gz)``, ``/dev/stdin`` from a pipe)
+    are spooled to a temporary file, so that they can be sniffed and then read, in constant memory."""
     if name in (None, "-"):
-        spool = stack.enter_context(tempfile.TemporaryFile())
-        shutil.copyfileobj(sys.stdin.buffer, spool)
-        spool.seek(0)
-        return spool, "<stdin>"
-    return stack.enter_context(open(name, "rb")), name
+        source, name = sys.stdin.buffer, "<stdin>"
+    else:
+        source = stack.enter_context(open(name, "rb"))
+        if source.seekable():
+            return source, name
+    spool = stack.enter_context(tempfile.TemporaryFile())
+    shutil.copyfileobj(source, spool)
+    spool.seek(0)
+    return spool, name
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -273,8 +280,12 @@ def main(argv: list[str] | None = None) -> int:
         if isinstance(err, CoNLLUError) and detected == "conllu" and err.message.endswith("found 1"):  # no tab
             hint = " (read as CoNLL-U, as format=auto judged it; format=text reads one sentence of tokens per line)"
         print(f"error: {err}{hint}", file=sys.stderr)
-        if args["output"] not in (None, "-"):
-            print(f"error: nothing written to {args['output']}", file=sys.stderr)
+        target = args["output"]
+        if target not in (None, "-") and (stream_fd(target) is not None or not_a_file(target)):
+            print(f"error: only the first {n_sents} sentences were written to {target} (not a regular file: "
+                  "written directly)", file=sys.stderr)  # fmt: skip
+        elif target not in (None, "-"):
+            print(f"error: nothing written to {target}", file=sys.stderr)
         elif n_sents:
             print(f"error: only the first {n_sents} sentences were written to standard output", file=sys.stderr)
         return 1
@@ -537,6 +548,12 @@ def sentence_figure(sent: Sentence) -> str:
     text = next((line[9:] for line in sent.lines if line.startswith("# text = ")), " ".join(sent.forms[1:]))
     score = "" if sent.score is None else f" (score {sent.score:.4f})"
     return f"<figure><figcaption><b>{escape(sent.name)}</b>{score}: {escape(text)}</figcaption>{scrollable(sent.svg())}</figure>\n"
+
+
+def not_a_file(path: str) -> bool:
+    """Whether the output path names a device or pipe (written directly, not replaced when done)."""
+    real = os.path.realpath(path)
+    return os.path.exists(real) and not os.path.isfile(real) and not os.path.isdir(real)
 
 
 def write_chunk(text: str, out: IO[str]) -> None:

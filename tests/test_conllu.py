@@ -207,6 +207,9 @@ def test_written_files_get_the_usual_permissions(tmp_path):
     mask = os.umask(0)
     os.umask(mask)
     assert out.stat().st_mode & 0o777 == 0o666 & ~mask  # not mkstemp's 0600: others may read the parse
+    out.chmod(0o600)  # a replaced file keeps its own permissions: a private file stays private
+    write_conllu(read_conllu(io.StringIO("1\ta\ta\tX\t_\t_\t0\troot\t_\t_\n\n")), out)
+    assert out.stat().st_mode & 0o777 == 0o600
 
 
 def test_atomic_output_follows_links_and_writes_devices_directly(tmp_path):

@@ -46,6 +46,24 @@ def test_parse_reads_stdin_and_writes_stdout(tiny_run):
     assert sorted(r[6] for r in rows) == ["0", "1"] or sorted(r[6] for r in rows) == ["0", "2"]
 
 
+def test_streams_that_cannot_rewind_are_read_and_dev_stdout_is_written_through(tiny_run, tmp_path):
+    """input=/dev/stdin from a pipe (or a process substitution) cannot be rewound after format=auto
+    sniffs it: it is spooled, as input=- is. output=/dev/stdout goes through the descriptor the
+    shell set up: into a pipe, or appended to a file redirected with >>."""
+    sent = "1\tDogs\tdog\tNOUN\tNNS\t_\t_\t_\t_\t_\n2\tbark\tbark\tVERB\tVBP\t_\t_\t_\t_\t_\n\n"
+    proc = parse_cmd(f"model={tiny_run / 'best.pt'}", "input=/dev/stdin", "output=/dev/stdout", stdin=sent)
+    assert proc.returncode == 0, proc.stderr
+    assert [line.split("\t")[1] for line in proc.stdout.strip().splitlines()] == ["Dogs", "bark"]
+    log = tmp_path / "log.conllu"
+    log.write_text("# earlier\n")
+    with open(log, "a") as handle:
+        cmd = [sys.executable, "-m", "nparse.parse", f"model={tiny_run / 'best.pt'}", "output=/dev/stdout"]
+        proc = subprocess.run(cmd, cwd=PROJECT_ROOT, input=sent, stdout=handle, stderr=subprocess.PIPE, text=True,
+                              timeout=300)  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    assert log.read_text().startswith("# earlier\n1\tDogs\t")
+
+
 def test_model_with_pos_refuses_untagged_text(tiny_run):
     proc = parse_cmd(f"model={tiny_run / 'best.pt'}", stdin="The cat sleeps .\n")
     assert proc.returncode == 1

@@ -13,6 +13,7 @@ from __future__ import annotations
 import io
 import os
 import re
+import stat
 import tempfile
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
@@ -415,13 +416,34 @@ def _umask() -> int:
     return mask
 
 
+STREAM_PATH = re.compile(r"/dev/(stdout|stderr|fd/[0-9]+)|/proc/self/fd/[0-9]+")
+
+
+def stream_fd(path: str | Path) -> int | None:
+    """The file descriptor that ``/dev/stdout``, ``/dev/stderr``, ``/dev/fd/N`` or
+    ``/proc/self/fd/N`` names; None for any other path."""
+    text = str(path)
+    if not STREAM_PATH.fullmatch(text):
+        return None
+    return {"/dev/stdout": 1, "/dev/stderr": 2}.get(text) or int(text.rsplit("/", 1)[1])
+
+
 @contextmanager
 def atomic_text(path: str | Path) -> Iterator[IO[str]]:
     """A UTF-8 file written next to ``path`` and renamed over it when complete: a full disk, an
     error or a kill never leaves half-written output (the temporary file is removed). A symbolic
-    link is followed (the file it names is replaced, not the link); a device or pipe
-    (``/dev/null``, ``/dev/stdout``, a FIFO) is written directly, since renaming over it would
-    replace it with a file."""
+    link is followed (the file it names is replaced, not the link, and keeps its permissions); a
+    device or pipe (``/dev/null``, a FIFO) is written directly, since renaming over it would
+    replace it with a file. ``/dev/stdout`` and the like are written through their descriptor,
+    as the shell set it up: to a pipe, or appended to a file redirected with ``>>``."""
+    fd = stream_fd(path)
+    if fd is not None:
+        try:
+            with os.fdopen(os.dup(fd), "w", encoding="utf-8", newline="\n") as handle:
+                yield handle
+        except OSError as err:
+            raise OSError(f"cannot write {path}: {err.strerror or err}") from None
+        return
     path = Path(os.path.realpath(path))
     if path.exists() and not path.is_file() and not path.is_dir():
         try:
@@ -435,7 +457,9 @@ def atomic_text(path: str | Path) -> Iterator[IO[str]]:
     except OSError as err:
         raise OSError(f"cannot write {path}: {err.strerror}") from None
     try:
-        os.fchmod(fd, 0o666 & ~_umask())  # a new file's usual permissions, not mkstemp's private 0600
+        # The replaced file's permissions, or a new file's usual ones (not mkstemp's private 0600)
+        mode = stat.S_IMODE(path.stat().st_mode) if path.is_file() else 0o666 & ~_umask()
+        os.fchmod(fd, mode)
         with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
             yield handle
             handle.flush()
