@@ -148,8 +148,10 @@ def test_shared_parsers_are_keyed_on_every_member_of_an_ensemble(tmp_path, monke
     loaded = []
     monkeypatch.setattr(component.Parser, "load", lambda model, *args: loaded.append(model) or object())
     monkeypatch.setattr(component, "_PARSERS", {})
+    (tmp_path / "a.pt").write_bytes(b"")  # (checkpoint_paths checks that each piece exists)
     for folder in ("x", "y"):
         (tmp_path / folder).mkdir()
+        (tmp_path / folder / "b.pt").write_bytes(b"")
         monkeypatch.chdir(tmp_path / folder)
         component.shared_parser(f"{tmp_path}/a.pt,b.pt")
         component.shared_parser(f"{tmp_path}/a.pt,b.pt")
