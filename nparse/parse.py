@@ -248,6 +248,9 @@ def main(argv: list[str] | None = None) -> int:
                 parts = chunks(iter_text(lines, name), size)
             else:
                 parts = (ConlluChunk(name, c) for c in chunks(iter_blocks(lines, name), size))
+            if fmt != "raw" and (args["segmenter"] or args["lang"]):
+                given = " and ".join(f"{key}=" for key in ("segmenter", "lang") if args[key])
+                print(f"warning: {given} apply only to format=raw; {name} is read as {fmt}", file=sys.stderr)
             temperature = None if args["temperature"] is None else _number(args, "temperature")
             settings = parser.settings.override(
                 decoder=args["decoder"], beam_size=beam_size, nbest=nbest or 1, batch_size=batch_size,

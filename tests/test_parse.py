@@ -86,6 +86,9 @@ def test_model_without_pos_parses_plain_text(tmp_path):
     sents = proc.stdout.strip().split("\n\n")
     assert len(sents) == 2
     assert "# text = The cat sleeps ." in sents[0]
+    # lang= without format=raw: the text is still read as tokens, and a warning says lang= was not used
+    proc = parse_cmd(f"model={run / 'best.pt'}", "format=text", "lang=en", stdin="The cat sleeps .\n")
+    assert proc.returncode == 0 and "warning: lang= apply only to format=raw; <stdin> is read as text" in proc.stderr
 
 
 def test_python_api_parses_token_lists(tiny_run):
