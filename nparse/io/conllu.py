@@ -254,7 +254,7 @@ def iter_blocks(source: IO[str] | Iterable[str], path: str) -> Iterator[tuple[in
     start = 1
     lineno = 0
     for lineno, raw in enumerate(source, 1):
-        raw = raw.rstrip("\r\n")
+        raw = raw.removesuffix("\n").removesuffix("\r")  # one line end (LF or CRLF): another CR is refused
         if "\r" in raw:
             raise CoNLLUError(path, lineno, lone_cr_message(raw))
         if raw == "":
@@ -306,7 +306,7 @@ def iter_text(source: str | Path | Iterable[str], path: str | None = None) -> It
     path = path or str(getattr(source, "name", "<stream>"))
     count = 0
     for lineno, raw in enumerate(source, 1):
-        line = raw.rstrip("\r\n")
+        line = raw.removesuffix("\n").removesuffix("\r")
         if "\r" in line:  # str.split() would take it for a space and join two sentences
             raise CoNLLUError(path, lineno, lone_cr_message(line))
         tokens = line.split()
