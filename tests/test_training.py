@@ -592,6 +592,10 @@ def test_resume_takes_the_runs_own_config(tmp_path):
 
     proc = resume("+exp=2planar_dynamic")
     assert proc.returncode == 1 and "+exp=2planar_dynamic is not the preset" in proc.stderr, proc.stderr[-2000:]
+    # Also in the run's own folder, where Hydra rewrites its record of the command line first
+    proc = subprocess.run([sys.executable, "-m", "nparse.train", f"hydra.run.dir={first}", "trainer.resume=auto",
+                           "+exp=2planar_dynamic"], cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=300)  # fmt: skip
+    assert proc.returncode == 1 and "(archybrid_dynamic)" in proc.stderr, proc.stderr[-2000:]
     proc = resume("data.max_train_sentences=100")
     assert proc.returncode == 1 and "data.max_train_sentences=100 would change what the run trains" in proc.stderr
     assert "Traceback" not in proc.stderr

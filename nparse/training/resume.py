@@ -88,17 +88,15 @@ def _leaves(cfg: Any, prefix: str = "") -> dict[str, Any]:
     return {prefix[:-1]: cfg}
 
 
-def run_preset(run_dir: Path) -> str | None:
-    """The ``+exp=`` preset a run was started with, from Hydra's record of its command line
-    (``.hydra/overrides.yaml``); None without one (a run started from code, a copied checkpoint)."""
-    record = run_dir / ".hydra" / "overrides.yaml"
-    if not record.is_file():
-        return None
-    from omegaconf import OmegaConf
-
-    items = OmegaConf.to_container(OmegaConf.load(record)) or []
-    assert isinstance(items, list), record
-    return next((str(o).split("=", 1)[1] for o in items if str(o).startswith("+exp=")), None)
+def preset_of(overrides: list[str] | None) -> str | None:
+    """The ``+exp=`` preset a command line names (None without one). Saved in every checkpoint
+    (``preset``): Hydra's own record, ``.hydra/overrides.yaml``, is rewritten by the resuming
+    command when it runs in the same folder, and ``exp_name=`` may have replaced the name."""
+    for item in overrides or []:
+        key, _, value = item.lstrip("+~").partition("=")
+        if key == "exp" and not item.startswith("~"):
+            return value
+    return None
 
 
 def resumed_config(

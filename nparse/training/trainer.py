@@ -42,7 +42,7 @@ from .models import fine_tuned_model, new_model, parameter_groups
 from .distill import Teacher
 from .objectives import Greedy, build_objective
 from .patience import best_epoch, epochs_without_gain, patience_exhausted, plateau_cuts, stop_line
-from .resume import Preempted, log_to, preempted, preempted_between, resumed_config, run_preset, stop_signals
+from .resume import Preempted, log_to, preempted, preempted_between, preset_of, resumed_config, stop_signals
 from .schedule import lr_schedule, refresh_rates
 from .segmenting import segment_run
 from .settings import check_settings, device_and_precision, system_options
@@ -65,8 +65,11 @@ class Trainer:
                 log.info("trainer.resume=auto: no last.pt in %s, starting fresh", run_dir)
         if resume:  # the run's own config, with harmless overrides only
             resume = resolve_path(resume, "trainer.resume")
-            saved = checkpoint.load(resume)["config"]
-            cfg, self.resume_notes = resumed_config(saved, cfg, overrides, run_preset(Path(resume).parent))
+            saved = checkpoint.load(resume)
+            self.preset = saved.get("preset")
+            cfg, self.resume_notes = resumed_config(saved["config"], cfg, overrides, self.preset)
+        else:
+            self.preset = preset_of(overrides)  # +exp=NAME, kept in every checkpoint
         self.cfg = cfg
         self.run_dir = run_dir
         self.ranks = ranks or Ranks()
@@ -327,6 +330,7 @@ class Trainer:
             "best_las": self.best_las,
             "history": self.history,
             "calibration": self.calibration,
+            "preset": self.preset,
         }
         if with_optimizer:
             if self.scaler.is_enabled():  # fp16: the loss scale reached, so a resume skips no more updates
