@@ -163,15 +163,16 @@ def part_subset(part: Part, indices: list[int]) -> Part:
     return [part[i] for i in indices]
 
 
-def open_input(name: str | None, stack: ExitStack) -> tuple[IO[bytes], str]:
-    """A seekable binary stream of the input and its name for messages. Standard input and
-    other streams that cannot be rewound (``input=<(zcat f.gz)``, ``/dev/stdin`` from a pipe)
-    are spooled to a temporary file, so that they can be sniffed and then read, in constant memory."""
+def open_input(name: str | None, stack: ExitStack, sniff: bool = True) -> tuple[IO[bytes], str]:
+    """A binary stream of the input and its name for messages. With ``sniff`` (format=auto reads
+    the start, then rewinds), standard input and other streams that cannot be rewound
+    (``input=<(zcat f.gz)``, ``/dev/stdin`` from a pipe) are spooled to a temporary file first,
+    in constant memory; a named stream with a format given is read as it comes."""
     if name in (None, "-"):
         source, name = sys.stdin.buffer, "<stdin>"
     else:
         source = stack.enter_context(open(name, "rb"))
-        if source.seekable():
+        if source.seekable() or not sniff:
             return source, name
     spool = stack.enter_context(tempfile.TemporaryFile())
     shutil.copyfileobj(source, spool)
@@ -219,7 +220,7 @@ def main(argv: list[str] | None = None) -> int:
         if args["output"] not in (None, "-") and Path(args["output"]).is_dir():  # before parsing, not after
             raise ValueError(f"output={args['output']} is a directory: name a file in it")
         with ExitStack() as stack:
-            handle, name = open_input(args["input"], stack)
+            handle, name = open_input(args["input"], stack, sniff=args["format"] == "auto")
             fmt = args["format"]
             if fmt == "auto":
                 fmt = detected = sniff_lines(utf8_lines(handle, name))
@@ -284,9 +285,9 @@ def main(argv: list[str] | None = None) -> int:
             hint = " (read as CoNLL-U, as format=auto judged it; format=text reads one sentence of tokens per line)"
         print(f"error: {err}{hint}", file=sys.stderr)
         target = args["output"]
-        if target not in (None, "-") and (stream_fd(target) is not None or not_a_file(target)):
-            print(f"error: only the first {n_sents} sentences were written to {target} (not a regular file: "
-                  "written directly)", file=sys.stderr)  # fmt: skip
+        if target not in (None, "-") and n_sents and (stream_fd(target) is not None or not_a_file(target)):
+            print(f"error: only the first {n_sents} sentences were written to {target} (a stream or device: "
+                  "written as parsed)", file=sys.stderr)  # fmt: skip
         elif target not in (None, "-"):
             print(f"error: nothing written to {target}", file=sys.stderr)
         elif n_sents:
