@@ -62,7 +62,6 @@ nparse/runtime.py: more threads than free CPUs run 2-2.5x slower). The last line
 from __future__ import annotations
 
 import gc
-import os
 import shutil
 import sys
 from html import escape
@@ -87,8 +86,8 @@ from .io.conllu import (
     iter_blocks,
     iter_text,
     sniff_lines,
-    stream_fd,
     utf8_lines,
+    written_directly,
 )
 from .io.data import length_batches
 from .io.rawtext import iter_raw
@@ -285,7 +284,7 @@ def main(argv: list[str] | None = None) -> int:
             hint = " (read as CoNLL-U, as format=auto judged it; format=text reads one sentence of tokens per line)"
         print(f"error: {err}{hint}", file=sys.stderr)
         target = args["output"]
-        if target not in (None, "-") and n_sents and (stream_fd(target) is not None or not_a_file(target)):
+        if target not in (None, "-") and n_sents and written_directly(target):
             print(f"error: only the first {n_sents} sentences were written to {target} (a stream or device: "
                   "written as parsed)", file=sys.stderr)  # fmt: skip
         elif target not in (None, "-"):
@@ -552,12 +551,6 @@ def sentence_figure(sent: Sentence) -> str:
     text = next((line[9:] for line in sent.lines if line.startswith("# text = ")), " ".join(sent.forms[1:]))
     score = "" if sent.score is None else f" (score {sent.score:.4f})"
     return f"<figure><figcaption><b>{escape(sent.name)}</b>{score}: {escape(text)}</figcaption>{scrollable(sent.svg())}</figure>\n"
-
-
-def not_a_file(path: str) -> bool:
-    """Whether the output path names a device or pipe (written directly, not replaced when done)."""
-    real = os.path.realpath(path)
-    return os.path.exists(real) and not os.path.isfile(real) and not os.path.isdir(real)
 
 
 def write_chunk(text: str, out: IO[str]) -> None:

@@ -428,6 +428,18 @@ def stream_fd(path: str | Path) -> int | None:
     return {"/dev/stdout": 1, "/dev/stderr": 2}.get(text) or int(text.rsplit("/", 1)[1])
 
 
+def is_device(path: str | Path) -> bool:
+    """Whether ``path`` (links followed) is a device or pipe: written directly, never replaced."""
+    real = Path(os.path.realpath(path))
+    return real.exists() and not real.is_file() and not real.is_dir()
+
+
+def written_directly(path: str | Path) -> bool:
+    """Whether ``atomic_text`` writes ``path`` as the text comes (a stream descriptor, a device or
+    a pipe), so that an error leaves what was written before it."""
+    return stream_fd(path) is not None or is_device(path)
+
+
 @contextmanager
 def atomic_text(path: str | Path) -> Iterator[IO[str]]:
     """A UTF-8 file written next to ``path`` and renamed over it when complete: a full disk, an
@@ -445,7 +457,7 @@ def atomic_text(path: str | Path) -> Iterator[IO[str]]:
             raise OSError(f"cannot write {path}: {err.strerror or err}") from None
         return
     path = Path(os.path.realpath(path))
-    if path.exists() and not path.is_file() and not path.is_dir():
+    if is_device(path):
         try:
             with open(path, "w", encoding="utf-8", newline="\n") as handle:
                 yield handle

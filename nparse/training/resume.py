@@ -107,7 +107,7 @@ def resumed_config(
     ``overrides`` are the command line's (Hydra's task overrides): only their keys count as
     asked for. Without them (a config built in code) every key of ``current`` does. A change of
     what is trained (data, system, oracle, model, training settings, preset) is refused. The
-    preset is the run's ``preset`` (``run_preset``) where known, else its ``exp_name`` (which a
+    preset is the run's ``preset`` (saved in its checkpoints, ``preset_of``) where known, else its ``exp_name`` (which a
     preset sets, unless the command line set it too). Returns the config and the changes
     applied, for the log."""
     saved = upgrade_config(saved)
