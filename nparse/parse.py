@@ -141,8 +141,18 @@ class ConlluChunk:
             raise
 
     def lengths(self) -> list[int]:
-        """Words of each sentence (lines whose ID is a number: no multiword token or empty node)."""
-        return [sum(line.partition("\t")[0].isdigit() for line in lines) for _, lines in self.blocks]
+        """Words of each sentence: the ID of its last word line (a whole number: not a multiword
+        token or an empty node), since words are numbered 1..n. A block numbered otherwise is
+        refused when it is read (``build_sentence``), so its length only places it in a batch."""
+        return [last_word_id(lines) for _, lines in self.blocks]
+
+
+def last_word_id(lines: list[str]) -> int:
+    for line in reversed(lines):
+        head = line.partition("\t")[0]
+        if head.isdigit():
+            return int(head)
+    return 0
 
 
 Part = list[Sentence] | ConlluChunk

@@ -262,7 +262,7 @@ def iter_blocks(source: IO[str] | Iterable[str], path: str) -> Iterator[tuple[in
                 yield start, block
             block = []
             start = lineno + 1
-        elif raw.strip() == "":
+        elif raw.isspace():
             raise CoNLLUError(path, lineno, "line of whitespace only (sentence breaks must be empty lines)")
         else:
             block.append(raw)
