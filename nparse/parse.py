@@ -290,8 +290,14 @@ def main(argv: list[str] | None = None) -> int:
                 out.write(page_tail())
     except (CoNLLUError, MissingPOSError, OSError, ValueError, RuntimeError) as err:
         hint = ""
-        if isinstance(err, CoNLLUError) and detected == "conllu" and err.message.endswith("found 1"):  # no tab
-            hint = " (read as CoNLL-U, as format=auto judged it; format=text reads one sentence of tokens per line)"
+        if (
+            isinstance(err, CoNLLUError)
+            and detected == "conllu"
+            and err.message.startswith("expected 10 tab-separated")
+        ):
+            # (a numbered recipe, or tab-separated tokens starting with a number: "12\tApril\t2019")
+            hint = (" (read as CoNLL-U, as format=auto judged it; if the file is plain text, format=text reads "
+                    "one sentence of tokens per line)")  # fmt: skip
         print(f"error: {err}{hint}", file=sys.stderr)
         target = args["output"]
         if target not in (None, "-") and n_sents and written_directly(target):

@@ -153,8 +153,11 @@ def test_training_data_reports_and_skips_non_trees(tmp_path):
          "multiword token 1-1: a range spans two words or more"),
         (["1-2\tab\t_\t_\t_\t_\t_\t_\t_\t_", "1\ta\t_\tX\t_\t_\t0\troot\t_\t_", "2-3\tbc\t_\t_\t_\t_\t_\t_\t_\t_",
           "2\tb\t_\tX\t_\t_\t1\tdep\t_\t_", "3\tc\t_\tX\t_\t_\t1\tdep\t_\t_"], 3, "overlaps the one on line 1"),
+        (["1\ta\t_\tX\t_\t_\t0\troot\t_\t_", "", "\ufeff1\ta\t_\tX\t_\t_\t0\troot\t_\t_"], 3,
+         "bad ID '\\\\ufeff1' \\(the line starts with a byte-order mark, U\\+FEFF: files joined with cat\\?\\)"),
     ],
-    ids=["id-0", "range-past-the-end", "overlapping-ranges", "stray-comment", "bom-inside", "one-word-range"],
+    ids=["id-0", "range-past-the-end", "stray-comment", "bom-inside", "one-word-range", "overlapping-ranges",
+         "bom-on-a-word-line"],
 )  # fmt: skip
 def test_bad_ids_and_ranges_are_reported_at_their_line(lines, where, message):
     import io

@@ -530,3 +530,8 @@ def test_parse_says_when_there_is_nothing_to_parse_or_auto_read_text_as_conllu(t
     assert parse_cli.main([model, f"input={numbered}", f"output={tmp_path / 'out2.conllu'}", "device=cpu"]) == 1
     err = capsys.readouterr().err
     assert f"{numbered}:1: expected 10 tab-separated columns, found 1 (read as CoNLL-U" in err and "format=text" in err
+    tabbed = tmp_path / "dates.txt"  # tab-separated tokens that start with a number: sniffed as CoNLL-U too
+    tabbed.write_text("12\tApril\t2019\n")
+    assert parse_cli.main([model, f"input={tabbed}", f"output={tmp_path / 'out3.conllu'}", "device=cpu"]) == 1
+    err = capsys.readouterr().err
+    assert f"{tabbed}:1: expected 10 tab-separated columns, found 3 (read as CoNLL-U" in err and "format=text" in err

@@ -125,12 +125,12 @@ def build_sentence(path: str, start: int, lines: list[str], allow_missing_heads:
             continue
         seen_tokens = True
         cols = raw.split("\t")
+        bom = (
+            " (the line starts with a byte-order mark, U+FEFF: files joined with cat?)"
+            if raw.startswith("\ufeff")
+            else ""
+        )
         if len(cols) != 10:
-            bom = (
-                " (the line starts with a byte-order mark, U+FEFF: files joined with cat?)"
-                if raw.startswith("\ufeff")
-                else ""
-            )
             raise CoNLLUError(path, lineno, f"expected 10 tab-separated columns, found {len(cols)}{bom}")
         tid = parse_id(cols[0])
         n = len(forms) - 1
@@ -173,7 +173,7 @@ def build_sentence(path: str, start: int, lines: list[str], allow_missing_heads:
             if tid[0] != n:
                 raise CoNLLUError(path, lineno, f"empty node {cols[0]} out of order (after word {n})")
         else:
-            raise CoNLLUError(path, lineno, f"bad ID {cols[0]!r}")
+            raise CoNLLUError(path, lineno, f"bad ID {cols[0]!r}{bom}")
     n = len(forms) - 1
     if n == 0:
         if all(line.startswith("#") for line in lines):
