@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import re
 import subprocess
 import sys
 
@@ -88,3 +89,18 @@ def test_a_text_without_blank_lines_is_read_in_bounded_paragraphs():
     assert [start for start, _ in parts][:2] == [1, 1 + parts[0][1].count("\n")]
     blank = ["A line.\n", "\n", "\n", "Another.\n"]
     assert [text for _, text in paragraphs(blank, limit=3)] == ["A line.\n\n\n", "Another.\n"]
+
+
+def test_text_a_tokenizer_leaves_out_is_refused_at_its_line_and_column():
+    """Characters between tokens that are not whitespace would be written as spacing and never
+    parsed: an error names where they are (a whole paragraph left out, too)."""
+
+    def drops_some_words(text: str) -> list[list[rawtext.Token]]:
+        words = [(m.group(), m.start(), m.end(), [m.group()]) for m in re.finditer(r"\S+", text)]
+        kept = [w for w in words if w[0] not in ("lost", "alone")]
+        return [kept] if kept else []
+
+    with pytest.raises(rawtext.RawTextError, match=r"t.txt:2: the tokenizer skipped the text at column 5 \('lost'\)"):
+        list(rawtext.iter_raw(["One two\n", "and lost\n"], "en", "t.txt", drops_some_words))
+    with pytest.raises(rawtext.RawTextError, match=r"t.txt:3: .* column 1 \('alone'\)"):
+        list(rawtext.iter_raw(["One two\n", "\n", "alone\n"], "en", "t.txt", drops_some_words))

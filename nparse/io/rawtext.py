@@ -106,11 +106,15 @@ def iter_raw(
     for lineno, text in paragraphs(lines):
         sentences = [tokens for tokens in split(text) if tokens]
         if not sentences:
+            check_skipped(text, 0, path, lineno)
             continue
         flat = [t for tokens in sentences for t in tokens]
         after = {id(t): text[t[2] : nxt[1]] for t, nxt in zip(flat, flat[1:])}
         after[id(flat[-1])] = text[flat[-1][2] :]
         before = text[: flat[0][1]]
+        check_skipped(before, 0, path, lineno, text)
+        for t in flat:
+            check_skipped(after[id(t)], t[2], path, lineno, text)
         for tokens in sentences:
             count += 1
             rows, shown = [], []
@@ -136,6 +140,27 @@ def iter_raw(
             sent = build_sentence(path, lineno, [f"# sent_id = {count}", f"# text = {''.join(shown)}", *rows], True)
             sent.line = lineno - 2  # messages about a word point at its paragraph's first line
             yield sent
+
+
+def check_skipped(gap: str, at: int, path: str, lineno: int, text: str | None = None) -> None:
+    """Refuse text that the tokenizer left out of every token (``gap``: the characters between
+    two tokens, at offset ``at`` of the paragraph ``text``, which starts on line ``lineno``):
+    written as spacing, it would never be parsed. UDPipe's tokenizer stops reading at a NUL
+    character and drops the rest of the paragraph; no other character does that."""
+    if not gap or gap.isspace():
+        return
+    start = at + next(i for i, ch in enumerate(gap) if not ch.isspace())
+    text = gap if text is None else text
+    line = lineno + text.count("\n", 0, start)
+    column = start - (text.rfind("\n", 0, start) + 1) + 1
+    nul = (
+        ": it holds a NUL character (U+0000), where UDPipe's tokenizer stops reading; remove them, "
+        "e.g. with tr -d '\\000'"
+        if "\x00" in gap
+        else ""
+    )
+    snippet = gap.strip()[:40]
+    raise RawTextError(f"{path}:{line}: the tokenizer skipped the text at column {column} ({snippet!r}){nul}")
 
 
 def misc_value(misc: str, key: str) -> str | None:
