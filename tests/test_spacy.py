@@ -54,14 +54,16 @@ def test_the_loaded_pipeline_gives_the_words_heads_and_labels_of_format_raw(tagg
     nlp = nparse.spacy.load(tagger_model, device="cpu")
     doc = nlp(PARAGRAPHS)
     expected = cli_raw(tagger_model, PARAGRAPHS, tmp_path)
+    assert doc.text == PARAGRAPHS  # the blank line and the final line break are whitespace tokens
     sents = list(doc.sents)
     assert len(sents) == len(expected)
     for span, sent in zip(sents, expected):
-        assert [t.text for t in span] == sent.forms[1:]  # multiword tokens as their words: "do", "n't"
-        heads = [0 if t.head.i == t.i else t.head.i - span.start + 1 for t in span]
-        assert heads == sent.heads[1:]
-        assert [t.dep_ for t in span] == ["ROOT" if d == "root" else d for d in sent.deprels[1:]]
-        assert [t.pos_ for t in span] == sent.upos[1:]  # the model's tagger
+        words = [t for t in span if not t.is_space]
+        assert [t.text for t in words] == sent.forms[1:]  # multiword tokens as their words: "do", "n't"
+        index = {t.i: j for j, t in enumerate(words, 1)}
+        assert [0 if t.head.i == t.i else index[t.head.i] for t in words] == sent.heads[1:]
+        assert [t.dep_ for t in words] == ["ROOT" if d == "root" else d for d in sent.deprels[1:]]
+        assert [t.pos_ for t in words] == sent.upos[1:]  # the model's tagger
     assert "do" in [t.text for t in doc] and "n't" in [t.text for t in doc]
     # Back to CoNLL-U: the same words, trees, tags and multiword-token lines as format=raw wrote.
     back = nparse.spacy.to_sentences(doc)
@@ -71,6 +73,64 @@ def test_the_loaded_pipeline_gives_the_words_heads_and_labels_of_format_raw(tagg
         return [line.split("\t")[:2] for s in sents for line in s.lines if "-" in line.split("\t")[0]]
 
     assert ranges(back) == ranges(expected) and ["2-3", "don't"] in ranges(back)
+
+
+SPACED = "  Two  spaces here.\tA tab, then\n\n\n  a\x0c\x0cform feed. Done.\u2028Really  \n"
+
+
+def test_the_loaded_pipeline_keeps_every_character_and_writes_it_back(tagger_model, tmp_path):
+    """doc.text is the input (runs of spaces, tabs, blank lines, leading spaces), token.idx points
+    into it, to_sentences writes the spacing that rebuild_text turns back into it, and lines
+    break at \\n only, as in format=raw (not at form feeds or U+2028)."""
+    import nparse.spacy
+    from nparse.io.rawtext import rebuild_text
+
+    nlp = nparse.spacy.load(tagger_model, device="cpu")
+    doc = nlp(SPACED)
+    assert doc.text == SPACED
+    assert all(SPACED[t.idx : t.idx + len(t.text)] == t.text for t in doc)
+    assert doc.char_span(SPACED.index("tab"), SPACED.index("tab") + 3).text == "tab"
+    back = nparse.spacy.to_sentences(doc)
+    assert rebuild_text(back) == SPACED
+    expected = cli_raw(tagger_model, SPACED, tmp_path)
+    assert [s.forms for s in back] == [s.forms for s in expected]
+    misc = [[line.split("\t")[9] for line in s.lines if not line.startswith("#")] for s in back]
+    assert misc == [[line.split("\t")[9] for line in s.lines if not line.startswith("#")] for s in expected]
+    # On a blank pipeline, spaCy's own whitespace tokens are written as spacing too.
+    blank = spacy.blank("en")
+    blank.add_pipe("nparse", config={"model": str(tagger_model), "device": "cpu"})
+    assert rebuild_text(nparse.spacy.to_sentences(blank(SPACED))) == SPACED
+
+
+def test_a_saved_pipeline_loads_with_spacy_load_elsewhere(tagger_model, tmp_path):
+    """nlp.to_disk, then spacy.load in a process that never imports nparse, from another folder:
+    the config names the segmenter tokenizer and the model by its absolute path."""
+    import subprocess
+    import sys
+
+    import nparse.spacy
+
+    nlp = nparse.spacy.load(tagger_model, device="cpu")
+    nlp.to_disk(tmp_path / "pipeline")
+    code = (
+        "import spacy; nlp = spacy.load('pipeline'); "
+        f"doc = nlp({PARAGRAPHS!r}); "
+        "print(repr([(t.text, t.head.i, t.dep_) for t in doc]))"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert proc.stdout.strip() == repr([(t.text, t.head.i, t.dep_) for t in nlp(PARAGRAPHS)])
+
+
+def test_text_the_segmenter_drops_is_refused_at_its_line(tagger_model):
+    """UDPipe's tokenizer stops reading at a NUL character: the rest would be lost, so it is an
+    error naming the line and column."""
+    import nparse.spacy
+    from nparse.io.rawtext import RawTextError
+
+    nlp = nparse.spacy.load(tagger_model, device="cpu")
+    with pytest.raises(RawTextError, match=r"<text>:3: .* column 6 .*NUL character"):
+        nlp("Fine.\n\nSome \x00words here. And more.\n")
 
 
 def test_add_pipe_on_a_blank_pipeline_keeps_or_sets_sentences_and_batches(tagger_model):
@@ -115,8 +175,10 @@ def test_a_model_reading_upos_names_the_token_without_one(tmp_path):
     model = untrained_checkpoint(read_conllu(BUNDLED / "en_ewt-ud-dev.conllu")[:50], tmp_path)
     nlp = spacy.blank("en")
     nlp.add_pipe("nparse", config={"model": str(model), "device": "cpu"})
-    with pytest.raises(ValueError, match=r"sentence 1>:1: .*UPOS"):
+    with pytest.raises(ValueError, match=r"<spaCy doc, sentence 1>:1: .*UPOS"):
         nlp("No tags here.")
+    with pytest.raises(ValueError, match=r"<spaCy doc 3, sentence 1>:1: .*UPOS"):  # docs of a stream counted
+        list(nlp.pipe(["", "\n", "No tags. Here either."], batch_size=2))
     with pytest.raises(ValueError, match="needs a checkpoint"):
         spacy.blank("en").add_pipe("nparse")
 

@@ -17,8 +17,10 @@ The root's label is spaCy's ``ROOT``; the other labels are the treebank's.
 
 from __future__ import annotations
 
+import io
+from itertools import takewhile
 from pathlib import Path
-from typing import Iterable, Iterator
+from typing import Callable, Iterable, Iterator
 
 import spacy
 from spacy.language import Language
@@ -26,32 +28,42 @@ from spacy.tokens import Doc
 from spacy.vocab import Vocab
 
 from ..api import Parser
+from ..checkpoint import checkpoint_paths
 from ..io.conllu import Sentence, build_sentence
-from ..io.rawtext import iter_raw
+from ..io.rawtext import escape, iter_raw, misc_value, unescape
 from .component import ROOT, NparseComponent, make_component, shared_parser
 
-__all__ = ["ROOT", "NparseComponent", "SegmenterTokenizer", "load", "make_component", "to_sentences", "word_spacing"]
+__all__ = ["ROOT", "NparseComponent", "SegmenterTokenizer", "load", "make_component", "segmenter_tokenizer", "to_sentences", "word_gaps"]
 
 MULTIWORD = "nparse_multiword_tokens"  # Doc.user_data key: the multiword tokens of SegmenterTokenizer
 
 
-def word_spacing(sent: Sentence) -> list[bool]:
-    """Whether a space follows each word (index 0 unused): none inside a multiword token, and
-    after a token as its MISC says (``SpaceAfter=No``: none; any other whitespace counts as one)."""
-    space = [True] * (len(sent) + 1)
+def word_gaps(sent: Sentence) -> tuple[str, list[str]]:
+    """The whitespace before a sentence's first word (``SpacesBefore``: a paragraph's start) and
+    after each of its words (index 0 unused), exactly as ``iter_raw`` recorded them in MISC: none
+    inside a multiword token, and after a token ``SpaceAfter=No``, ``SpacesAfter=`` or one space."""
+    gaps = [" "] * (len(sent) + 1)
+    before = ""
     end = 0  # the last word of the latest multiword token
     for line in sent.lines:
         if line.startswith("#"):
             continue
         cols = line.split("\t")
-        after = "SpaceAfter=No" not in cols[9].split("|")
+        spaces = misc_value(cols[9], "SpacesAfter")
+        after = unescape(spaces) if spaces is not None else "" if misc_value(cols[9], "SpaceAfter") == "No" else " "
+        first_space = misc_value(cols[9], "SpacesBefore")
         if "-" in cols[0]:
             first, end = (int(x) for x in cols[0].split("-"))
-            space[first:end] = [False] * (end - first)
-            space[end] = after
+            gaps[first:end] = [""] * (end - first)
+            gaps[end] = after
         elif "." not in cols[0] and int(cols[0]) > end:
-            space[int(cols[0])] = after
-    return space
+            first = int(cols[0])
+            gaps[first] = after
+        else:
+            continue
+        if first == 1 and first_space is not None:
+            before = unescape(first_space)
+    return before, gaps
 
 
 class SegmenterTokenizer:
@@ -67,26 +79,37 @@ class SegmenterTokenizer:
         self.vocab, self.parser = vocab, parser
 
     def __call__(self, text: str) -> Doc:
-        sentences = iter_raw(text.splitlines(keepends=True), self.parser.lang, "<text>", self.parser.segmenter)
+        """The Doc of ``text`` with every character kept (``doc.text == text``): whitespace that
+        is not one space after a word is a token of its own, as spaCy's tokenizer makes it."""
+        lines = io.StringIO(text).readlines()  # line breaks at \n only, as nparse-parse reads a file
         words: list[str] = []
         spaces: list[bool] = []
-        starts: list[bool | int | None] = []
+        starts: list[bool] = []
         multiword: list[tuple[int, int, str]] = []  # (first token, last token, surface form)
-        for sent in sentences:
-            spacing = word_spacing(sent)
-            base = len(words) - 1  # word i of the sentence is token base + i
+
+        def add(token: str, space: bool, start: bool) -> None:
+            words.append(token)
+            spaces.append(space)
+            starts.append(start)
+
+        for sent in iter_raw(lines, self.parser.lang, "<text>", self.parser.segmenter):
+            before, gaps = word_gaps(sent)
+            if before:
+                add(before, False, True)
+            token_of = [0]  # word i of the sentence is token token_of[i]
+            for i in range(1, len(sent) + 1):
+                token_of.append(len(words))
+                gap = gaps[i]
+                add(sent.forms[i], gap.startswith(" "), i == 1 and not before)
+                rest = gap[1:] if gap.startswith(" ") else gap
+                if rest:
+                    add(rest, False, False)
             for line in sent.lines:
                 cols = line.split("\t")
                 if not line.startswith("#") and "-" in cols[0]:
                     first, last = (int(x) for x in cols[0].split("-"))
-                    multiword.append((base + first, base + last, cols[1]))
-            for i in range(1, len(sent) + 1):
-                words.append(sent.forms[i])
-                spaces.append(spacing[i])
-                starts.append(i == 1)
-        if spaces:
-            spaces[-1] = False
-        doc = Doc(self.vocab, words=words, spaces=spaces, sent_starts=starts if words else None)
+                    multiword.append((token_of[first], token_of[last], cols[1]))
+        doc = Doc(self.vocab, words=words, spaces=spaces, sent_starts=list(starts) if words else None)
         if multiword:
             doc.user_data[MULTIWORD] = multiword  # for to_sentences (DocBin keeps it with store_user_data)
         return doc
@@ -95,7 +118,8 @@ class SegmenterTokenizer:
         for text in texts:
             yield self(text)
 
-    # The tokenizer is rebuilt from the checkpoint, not serialized with the pipeline.
+    # The tokenizer is rebuilt from the checkpoint (the pipeline's config names it and the model's
+    # path: segmenter_tokenizer below), not serialized with the pipeline.
     def to_bytes(self, **kwargs) -> bytes:
         return b""
 
@@ -109,6 +133,20 @@ class SegmenterTokenizer:
         return self
 
 
+@spacy.registry.tokenizers("nparse.SegmenterTokenizer.v1")
+def segmenter_tokenizer(
+    model: str, device: str = "auto", threads: int | None = None, precision: str = "auto"
+) -> Callable[[Language], SegmenterTokenizer]:
+    """The tokenizer of ``load``'s pipelines, as their config names it, so that one saved with
+    ``nlp.to_disk`` loads again with ``spacy.load`` (spaCy finds this function through the
+    package's ``spacy_tokenizers`` entry point)."""
+
+    def make(nlp: Language) -> SegmenterTokenizer:
+        return SegmenterTokenizer(nlp.vocab, shared_parser(model, device, threads, precision))
+
+    return make
+
+
 def load(
     path: str | Path,
     device: str = "auto",
@@ -118,11 +156,15 @@ def load(
     precision: str = "auto",
 ) -> Language:
     """A spaCy pipeline of an nparse checkpoint with a trained segmenter: ``spacy.blank`` of the
-    model's language, the segmenter as its tokenizer, then the ``nparse`` component."""
-    parser = shared_parser(path, device, threads, precision)
-    nlp = spacy.blank(parser.lang)
-    nlp.tokenizer = SegmenterTokenizer(nlp.vocab, parser)
-    config = {"model": str(path), "device": device, "threads": threads, "beam_size": beam_size,
+    model's language, the segmenter as its tokenizer, then the ``nparse`` component. The config
+    holds the model's absolute path, so that ``nlp.to_disk`` saves a pipeline that
+    ``spacy.load`` opens from any folder (the checkpoint itself is not copied)."""
+    model = ",".join(str(Path(m).resolve()) for m in checkpoint_paths(path))
+    parser = shared_parser(model, device, threads, precision)
+    tokenizer = {"@tokenizers": "nparse.SegmenterTokenizer.v1", "model": model, "device": device,
+                 "threads": threads, "precision": precision}  # fmt: skip
+    nlp = spacy.blank(parser.lang, config={"nlp": {"tokenizer": tokenizer}})
+    config = {"model": model, "device": device, "threads": threads, "beam_size": beam_size,
               "batch_size": batch_size, "precision": precision}  # fmt: skip
     nlp.add_pipe("nparse", config=config)
     return nlp
@@ -130,10 +172,12 @@ def load(
 
 def to_sentences(doc: Doc) -> list[Sentence]:
     """The parsed Doc as nparse sentences, ready for ``write_conllu`` or aligned scoring: one per
-    spaCy sentence, with HEAD, DEPREL (``ROOT`` back to ``root``) and UPOS, ``SpaceAfter=No``
-    where no whitespace follows a token, and the multiword tokens that ``nparse.spacy.load``'s
-    tokenizer recorded as range lines. Whitespace tokens are no words."""
+    spaCy sentence, with HEAD, DEPREL (``ROOT`` back to ``root``) and UPOS, the whitespace around
+    each token in MISC as ``iter_raw`` writes it (``doc_spacing``), so that ``rebuild_text`` gives
+    ``doc.text`` back, and the multiword tokens that ``nparse.spacy.load``'s tokenizer recorded
+    as range lines. Whitespace tokens are no words: their text is the spacing of the words."""
     multiword = {first: (last, form) for first, last, form in doc.user_data.get(MULTIWORD, [])}
+    around = doc_spacing(doc)
     out = []
     for k, span in enumerate(doc.sents, 1):
         words = [t for t in span if not t.is_space]
@@ -145,16 +189,41 @@ def to_sentences(doc: Doc) -> list[Sentence]:
         for j, t in enumerate(words, 1):
             if t.i in multiword:
                 last, form = multiword[t.i]
-                space = doc[last].whitespace_ != ""
-                rows.append(f"{j}-{j + last - t.i}\t{form}\t_\t_\t_\t_\t_\t_\t_\t{'_' if space else 'SpaceAfter=No'}")
-                text.append(form + (" " if space else ""))
+                before, after = around[t.i][0], around[last][1]
+                rows.append(f"{j}-{j + last - t.i}\t{form}\t_\t_\t_\t_\t_\t_\t_\t{spacing(before, after)}")
+                text.append(form + (" " if after else ""))
                 skip_to = last
             head = 0 if t.head.i == t.i else index.get(t.head.i, 0)
             label = "root" if head == 0 else t.dep_
-            misc = "_" if t.i <= skip_to or t.whitespace_ else "SpaceAfter=No"
+            misc = "_" if t.i <= skip_to else spacing(*around[t.i])
             rows.append(f"{j}\t{t.text}\t_\t{t.pos_ or '_'}\t_\t_\t{head}\t{label}\t_\t{misc}")
             if t.i > skip_to:
-                text.append(t.text + (" " if t.whitespace_ else ""))
+                text.append(t.text + (" " if around[t.i][1] else ""))
         lines = [f"# sent_id = {k}", f"# text = {''.join(text).strip()}", *rows]
         out.append(build_sentence("<spaCy doc>", 1, lines, allow_missing_heads=True))
     return out
+
+
+def doc_spacing(doc: Doc) -> dict[int, tuple[str, str]]:
+    """The whitespace before and after each word (non-space token) of a Doc, divided as
+    ``iter_raw`` divides it: after a word, all up to the next word, except that a word that
+    starts a paragraph (after a blank line) has the spaces before it on its line as its own."""
+    out: dict[int, tuple[str, str]] = {}
+    words = [t for t in doc if not t.is_space]
+    before = "".join(t.text_with_ws for t in doc[: words[0].i]) if words else ""
+    for t in words:
+        gap = "".join([t.whitespace_, *takewhile(str.isspace, (u.text_with_ws for u in doc[t.i + 1 :]))])
+        cut = gap.rindex("\n") + 1 if gap.count("\n") >= 2 else len(gap)  # a blank line in between
+        out[t.i] = (before, gap[:cut])
+        before = gap[cut:]
+    return out
+
+
+def spacing(before: str, after: str) -> str:
+    """A word's MISC for the whitespace before it (a paragraph's start) and after it."""
+    misc = [f"SpacesBefore={escape(before)}"] if before else []
+    if after == "":
+        misc.append("SpaceAfter=No")
+    elif after != " ":
+        misc.append(f"SpacesAfter={escape(after)}")
+    return "|".join(misc) or "_"

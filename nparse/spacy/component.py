@@ -19,6 +19,7 @@ per batch of sentences, as ``nparse-parse`` does).
 
 from __future__ import annotations
 
+import io
 from pathlib import Path
 from typing import Any, Iterable, Iterator
 
@@ -66,19 +67,26 @@ class NparseComponent:
         return doc
 
     def pipe(self, stream: Iterable[Doc], batch_size: int = 512) -> Iterator[Doc]:
+        seen = 0
         for docs in minibatch(stream, size=batch_size):
-            self.parse(docs)
+            self.parse(docs, seen)
+            seen += len(docs)
             yield from docs
 
-    def parse(self, docs: list[Doc]) -> None:
-        """Parse every sentence of ``docs`` in one call and write the trees into them."""
-        spans = [span for doc in docs for span in self.sentences(doc)]
+    def parse(self, docs: list[Doc], seen: int | None = None) -> None:
+        """Parse every sentence of ``docs`` in one call and write the trees into them (``seen``:
+        the Docs of the stream before these, which messages count from; None: a single Doc)."""
+        spans, names = [], []
+        for d, doc in enumerate(docs):
+            for k, span in enumerate(self.sentences(doc), 1):
+                spans.append(span)
+                names.append(f"<spaCy doc, sentence {k}>" if seen is None else f"<spaCy doc {seen + d + 1}, sentence {k}>")
         sents, words = [], []
-        for k, span in enumerate(spans):
+        for span, name in zip(spans, names):
             kept = [t for t in span if not t.is_space]
             words.append(kept)
             if kept:
-                sents.append(self.to_sentence(kept, k))
+                sents.append(self.to_sentence(kept, name))
         results = iter(
             self.parser.parse_nbest(sents, beam_size=self.beam_size, batch_size=self.batch_size) if sents else []
         )
@@ -106,7 +114,7 @@ class NparseComponent:
         offsets = []  # character offsets where a sentence starts
         segmenter = self.parser.segmenter
         base = 0
-        for _, text in paragraphs(doc.text.splitlines(keepends=True)):
+        for _, text in paragraphs(io.StringIO(doc.text).readlines()):  # breaks at \n only, as nparse-parse
             offsets.append(base + len(text) - len(text.lstrip()))
             if segmenter is not None:
                 offsets += [base + sentence[0][1] for sentence in segmenter(text) if sentence]
@@ -128,14 +136,15 @@ class NparseComponent:
             first = False
         return starts
 
-    def to_sentence(self, tokens: list[Any], k: int) -> Sentence:
-        """An nparse sentence of spaCy tokens (their UPOS when the model reads it)."""
+    def to_sentence(self, tokens: list[Any], name: str) -> Sentence:
+        """An nparse sentence of spaCy tokens (their UPOS when the model reads it); ``name`` is
+        where messages about it say it is: which Doc of a stream, which sentence of the Doc."""
         rows = []
         for i, t in enumerate(tokens, 1):
             form = " ".join(t.text.split()) or "_"
             upos = (t.pos_ or "_") if self.needs_pos else "_"
             rows.append(f"{i}\t{form}\t_\t{upos}\t_\t_\t_\t_\t_\t_")
-        return build_sentence(f"<spaCy doc, sentence {k + 1}>", 1, rows, allow_missing_heads=True)
+        return build_sentence(name, 1, rows, allow_missing_heads=True)
 
     def write(self, doc: Doc, parsed: list[tuple[list[Any], Any]]) -> None:
         """Heads, labels (and tags) of the parsed sentences into the Doc, whitespace attached."""

@@ -10,6 +10,7 @@ alignment, which shows in one number what raw text costs against gold tokens.
 
 from __future__ import annotations
 
+import io
 import logging
 import tempfile
 import time
@@ -51,7 +52,7 @@ def raw_scores(
     ``parse`` when given: without it, only the segmentation's), and the tokens/s of the whole."""
     start = time.perf_counter()
     text = text_of(gold)
-    predicted = list(iter_raw(text.splitlines(keepends=True), lang, "<raw text>", segmenter))
+    predicted = list(iter_raw(io.StringIO(text).readlines(), lang, "<raw text>", segmenter))  # \n only
     if parse is not None:
         predicted = parse(predicted)
     seconds = time.perf_counter() - start
