@@ -48,3 +48,27 @@ def test_evaluate_writes_a_report_and_refuses_what_it_cannot_do(tmp_path, capsys
     assert "<link" not in page and "src=" not in page  # self-contained: nothing fetched
     assert evaluate_cli.main([f"gold={gold}", f"pred={gold}", f"pred2={gold}"]) == 1
     assert "pred2= compares two systems in a report" in capsys.readouterr().err
+
+
+def test_a_comparison_shows_both_systems_labels_and_ranks_by_both(tmp_path):
+    """With pred2=, the label table and confusion matrix come once per system, headed with its
+    name, and the worst sentences are ranked by both systems' errors: a perfect first system does
+    not empty the list. An empty comparison writes a report too."""
+    from nparse.eval.report import build_report
+    from nparse.io.conllu import write_conllu
+
+    gold = dev(60)
+    wrong = dev(60)
+    for s in wrong[:5]:
+        s.deprels[1] = "dep" if s.deprels[1] != "dep" else "nsubj"
+    page = build_report(gold, {"A": dev(60), "B": wrong}, {"gold": "g", "A": "a", "B": "b"}, samples=200)
+    for section in ("label-scores", "label-scores-2", "confusion", "confusion-2"):
+        assert f'id="{section}"' in page, section
+    assert "head and label (A)</h2>" in page and "head and label (B)</h2>" in page
+    assert "The 5 sentences with the most errors (A and B together)" in page
+    assert page.count('<figure class="worst"') == 5 and "0 and 1 of" in page
+    empty = tmp_path / "empty.conllu"
+    write_conllu([], empty)
+    report = tmp_path / "r.html"
+    assert evaluate_cli.main([f"gold={empty}", f"pred={empty}", f"pred2={empty}", f"report={report}"]) == 0
+    assert "0 sentences, 0 words" in report.read_text(encoding="utf-8")

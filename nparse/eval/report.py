@@ -76,19 +76,25 @@ def _grouping(name: str, systems: dict[str, list[Word]]) -> str:
     )
 
 
-def _labels(words: list[Word]) -> str:
+def _of(name: str | None, k: int) -> tuple[str, str]:
+    """A per-system section's id suffix and heading suffix (``name``: None with one system)."""
+    return ("" if k == 0 else f"-{k + 1}", "" if name is None else f" ({escape(name)})")
+
+
+def _labels(words: list[Word], name: str | None = None, k: int = 0) -> str:
     scores = label_scores(words)
     rows = [[s.label, s.gold, s.predicted, s.recall, s.precision, s.f1] for s in scores]
     table = _table(["label", "gold", "predicted", "recall (LAS)", "precision", "F1"], rows)
+    suffix, of = _of(name, k)
     return (
-        '<section id="label-scores"><h2>Labels: recall, precision and F1 of head and label</h2>'
+        f'<section id="label-scores{suffix}"><h2>Labels: recall, precision and F1 of head and label{of}</h2>'
         '<p class="muted">Recall: of the words with this gold label, the share with the right head and label; '
         "precision: of the words predicted with it, the share right.</p>"
         f"{table}</section>"
     )
 
 
-def _confusion(words: list[Word]) -> str:
+def _confusion(words: list[Word], name: str | None = None, k: int = 0) -> str:
     labels, counts = confusion(words)
     top = max((v for (g, p), v in counts.items() if g != p), default=1)
     head = "".join(f'<th title="predicted {escape(p)}">{escape(p)}</th>' for p in labels)
@@ -100,24 +106,29 @@ def _confusion(words: list[Word]) -> str:
             colour = "#e8f0e8" if g == p and v else (f"rgba(214,39,40,{0.12 + 0.75 * v / top:.2f})" if v else "white")
             cells.append(f'<td style="background:{colour}" title="gold {escape(g)}, predicted {escape(p)}">{v or ""}</td>')
         body.append(f"<tr><th>{escape(g)}</th>{''.join(cells)}</tr>")
+    suffix, of = _of(name, k)
     return (
-        '<section id="confusion"><h2>Label confusion (words with the right head)</h2>'
+        f'<section id="confusion{suffix}"><h2>Label confusion (words with the right head){of}</h2>'
         '<p class="muted">Rows: gold label; columns: predicted label. Off the diagonal, the darker, the more often.</p>'
         f'<div style="overflow-x:auto"><table class="confusion"><thead><tr><th>gold \\ predicted</th>{head}</tr></thead>'
         f"<tbody>{''.join(body)}</tbody></table></div></section>"
     )
 
 
-def _worst(gold: Sequence[Sentence], systems: dict[str, list[Sentence]], words: list[Word], count: int) -> str:
-    first = next(iter(systems))
-    ranked = worst_sentences(words, count)
+def _worst(gold: Sequence[Sentence], systems: dict[str, list[Sentence]], words: dict[str, list[Word]], count: int) -> str:
+    """The sentences with the most errors, drawn gold over each system's parse; with two systems,
+    ranked by their errors together (a sentence only one system gets wrong is shown too)."""
+    every = [w for ws in words.values() for w in ws]
+    ranked = worst_sentences(every, count)
     by_sent: dict[int, list[Word]] = {}
-    for w in words:
+    for w in every:
         by_sent.setdefault(w.sent, []).append(w)
     figures, labels = [], set()
-    for k, errors, size in ranked:
+    for k, _, _ in ranked:
         g = gold[k]
         wrong = {w.label for w in by_sent[k] if not w.label_ok} | {w.pred_label for w in by_sent[k] if not w.label_ok}
+        size = len(g.forms) - 1
+        counts = {name: sum(not w.label_ok for w in ws if w.sent == k) for name, ws in words.items()}
         labels |= wrong
         pictures = []
         for name, pred in systems.items():
@@ -128,9 +139,10 @@ def _worst(gold: Sequence[Sentence], systems: dict[str, list[Sentence]], words: 
         text = " ".join(g.forms[1:])
         figures.append(
             f'<figure class="worst" data-labels="{escape(" ".join(sorted(wrong)))}"><figcaption><b>{escape(g.name)}</b>: '
-            f"{errors} of {size} words wrong ({escape(first)}). {escape(text)}</figcaption>{''.join(pictures)}</figure>"
+            f"{wrong_words(counts, size)}. {escape(text)}</figcaption>{''.join(pictures)}</figure>"
         )
     options = "".join(f'<option value="{escape(lab)}">{escape(lab)}</option>' for lab in sorted(labels))
+    together = f" ({' and '.join(escape(n) for n in systems)} together)" if len(systems) > 1 else ""
     legend = (
         '<p class="legend">'
         f'<span style="color:{COLOURS["arc"]}">&#9632; gold arc (above the words)</span>'
@@ -140,7 +152,7 @@ def _worst(gold: Sequence[Sentence], systems: dict[str, list[Sentence]], words: 
         f'<span style="color:{COLOURS["wrong_label"]}">&#9632; predicted, right head, wrong label</span></p>'
     )
     return (
-        f'<section id="worst"><h2>The {len(ranked)} sentences with the most errors</h2>{legend}'
+        f'<section id="worst"><h2>The {len(ranked)} sentences with the most errors{together}</h2>{legend}'
         '<p><label for="label-filter">Show the sentences with an error on the label </label>'
         f'<select id="label-filter"><option value="">(any)</option>{options}</select> '
         f'<span class="muted"><span id="shown">{len(figures)}</span> shown</span></p>'
@@ -148,11 +160,18 @@ def _worst(gold: Sequence[Sentence], systems: dict[str, list[Sentence]], words: 
     )
 
 
+def wrong_words(counts: dict[str, int], size: int) -> str:
+    """'3 of 12 words wrong', or with two systems '3 and 1 of 12 words wrong (A, B)'."""
+    if len(counts) == 1:
+        return f"{next(iter(counts.values()))} of {size} words wrong"
+    return f"{' and '.join(map(str, counts.values()))} of {size} words wrong ({', '.join(escape(n) for n in counts)})"
+
+
 def _comparison(gold: Sequence[Sentence], systems: dict[str, list[Sentence]], words: dict[str, list[Word]],
                 samples: int) -> str:  # fmt: skip
     (name_a, pred_a), (name_b, pred_b) = systems.items()
     agree = agreement(words[name_a], words[name_b])
-    n = agree.words
+    n = agree.words or 1  # (no words: every row 0)
     rows = [
         ["both right", agree.both, 100.0 * agree.both / n],
         [f"only {name_a} right", agree.only_a, 100.0 * agree.only_a / n],
@@ -161,7 +180,7 @@ def _comparison(gold: Sequence[Sentence], systems: dict[str, list[Sentence]], wo
     ]
     sizes = np.array([len(s) for s in gold], dtype=np.int64)
     tests = []
-    for metric in ("las", "uas"):
+    for metric in ("las", "uas") if sizes.sum() else ():  # (no words: nothing to test)
         a = correct_per_sentence(gold, pred_a, metric)
         b = correct_per_sentence(gold, pred_b, metric)
         sa, sb, delta, p = paired_bootstrap(a, b, sizes, samples, 1)
@@ -196,10 +215,10 @@ def build_report(
         parts.append(_comparison(gold, systems, words, samples))
     for grouping in GROUPINGS:
         parts.append(_grouping(grouping, words))
-    first = next(iter(systems))
-    parts.append(_labels(words[first]))
-    parts.append(_confusion(words[first]))
-    parts.append(_worst(gold, systems, words[first], worst))
+    names = list(systems) if len(systems) > 1 else [None]
+    parts += [_labels(ws, name, k) for k, (name, ws) in enumerate(zip(names, words.values()))]
+    parts += [_confusion(ws, name, k) for k, (name, ws) in enumerate(zip(names, words.values()))]
+    parts.append(_worst(gold, systems, words, worst))
     return html_page("nparse error analysis", "\n".join(parts), FILTER_SCRIPT)
 
 
