@@ -64,7 +64,7 @@ def test_a_comparison_shows_both_systems_labels_and_ranks_by_both(tmp_path):
     page = build_report(gold, {"A": dev(60), "B": wrong}, {"gold": "g", "A": "a", "B": "b"}, samples=200)
     for section in ("label-scores", "label-scores-2", "confusion", "confusion-2"):
         assert f'id="{section}"' in page, section
-    assert "head and label (A)</h2>" in page and "head and label (B)</h2>" in page
+    assert "<h2>Labels of A: recall" in page and "<h2>Label confusion of B (words" in page
     assert "The 5 sentences with the most errors (A and B together)" in page
     assert page.count('<figure class="worst"') == 5 and "0 and 1 of" in page
     empty = tmp_path / "empty.conllu"

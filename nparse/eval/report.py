@@ -78,7 +78,7 @@ def _grouping(name: str, systems: dict[str, list[Word]]) -> str:
 
 def _of(name: str | None, k: int) -> tuple[str, str]:
     """A per-system section's id suffix and heading suffix (``name``: None with one system)."""
-    return ("" if k == 0 else f"-{k + 1}", "" if name is None else f" ({escape(name)})")
+    return ("" if k == 0 else f"-{k + 1}", "" if name is None else f" of {escape(name)}")
 
 
 def _labels(words: list[Word], name: str | None = None, k: int = 0) -> str:
@@ -87,7 +87,7 @@ def _labels(words: list[Word], name: str | None = None, k: int = 0) -> str:
     table = _table(["label", "gold", "predicted", "recall (LAS)", "precision", "F1"], rows)
     suffix, of = _of(name, k)
     return (
-        f'<section id="label-scores{suffix}"><h2>Labels: recall, precision and F1 of head and label{of}</h2>'
+        f'<section id="label-scores{suffix}"><h2>Labels{of}: recall, precision and F1 of head and label</h2>'
         '<p class="muted">Recall: of the words with this gold label, the share with the right head and label; '
         "precision: of the words predicted with it, the share right.</p>"
         f"{table}</section>"
@@ -108,7 +108,7 @@ def _confusion(words: list[Word], name: str | None = None, k: int = 0) -> str:
         body.append(f"<tr><th>{escape(g)}</th>{''.join(cells)}</tr>")
     suffix, of = _of(name, k)
     return (
-        f'<section id="confusion{suffix}"><h2>Label confusion (words with the right head){of}</h2>'
+        f'<section id="confusion{suffix}"><h2>Label confusion{of} (words with the right head)</h2>'
         '<p class="muted">Rows: gold label; columns: predicted label. Off the diagonal, the darker, the more often.</p>'
         f'<div style="overflow-x:auto"><table class="confusion"><thead><tr><th>gold \\ predicted</th>{head}</tr></thead>'
         f"<tbody>{''.join(body)}</tbody></table></div></section>"
