@@ -142,6 +142,7 @@ def test_add_pipe_on_a_blank_pipeline_keeps_or_sets_sentences_and_batches(tagger
     one_by_one = [nlp(t) for t in texts]
     for a, b in zip(docs, one_by_one):  # batching across documents changes nothing
         assert [(t.head.i, t.dep_, t.pos_) for t in a] == [(t.head.i, t.dep_, t.pos_) for t in b]
+    assert [(t.head.i, t.dep_) for t in docs[2]] == [(0, "ROOT")]  # whitespace only: one root token
     doc = docs[0]
     assert len(list(doc.sents)) >= 4  # set from the segmenter: two sentences per paragraph
     for sent in doc.sents:

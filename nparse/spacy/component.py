@@ -168,6 +168,8 @@ class NparseComponent:
                 before = [w.i for w in sent if w.i < t.i and not w.is_space]
                 after = [w.i for w in sent if w.i > t.i and not w.is_space]
                 heads[t.i] = before[-1] if before else (after[0] if after else t.i)
+                if heads[t.i] == t.i:  # a sentence of whitespace only: its root, labelled as spaCy labels one
+                    labels[t.i] = ROOT
         strings = doc.vocab.strings
         array = np.zeros((n, 3), dtype="uint64")
         array[:, 0] = (heads - np.arange(n)).astype("uint64")
