@@ -80,6 +80,13 @@ def test_cli_notes_predicted_words_without_a_head(tmp_path, capsys):
         assert "note: 1 predicted word has HEAD '_' (no parse): counted as wrong" in err
     assert main([f"gold={gold}", f"pred={gold}"]) == 0
     assert "note:" not in capsys.readouterr().err
+    # A word without a head is wrong where the gold head is the root too (aligned scoring took
+    # HEAD '_' for the root).
+    pred.write_text("1\ta\ta\tX\t_\t_\t_\t_\t_\t_\n2\tb\tb\tX\t_\t_\t_\t_\t_\t_\n\n")
+    for extra in ([], ["aligned=true"]):
+        assert main([f"gold={gold}", f"pred={pred}", *extra]) == 0
+        out = capsys.readouterr().out
+        assert "UAS 0.00" in out or "| UAS | 0.00 | 0.00 | 0.00 |" in out, out
 
 
 def test_cli_reports_mismatched_words(tmp_path, capsys):

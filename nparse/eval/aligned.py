@@ -35,7 +35,7 @@ class Word:
     form: str
     upos: str
     deprel: str
-    head: int  # index of the head word in the document, -1 for the root
+    head: int  # index of the head word in the document, -1 for the root, MISSING_HEAD for HEAD "_"
 
 
 @dataclass
@@ -111,9 +111,13 @@ def document(sentences: Sequence[Sentence]) -> Document:
     return Document("".join(chars), words, tokens, spans, where)
 
 
+MISSING_HEAD = -2  # a word with HEAD '_' (not parsed): it matches no head, the root included
+
+
 def word(sent: Sentence, i: int, offset: int, start: int, end: int, multi: bool) -> Word:
     head = sent.heads[i]
-    return Word(start, end, multi, sent.forms[i], sent.upos[i], sent.deprels[i], offset + head if head > 0 else -1)
+    at = offset + head if head > 0 else -1 if head == 0 else MISSING_HEAD
+    return Word(start, end, multi, sent.forms[i], sent.upos[i], sent.deprels[i], at)
 
 
 def same_spans(gold: list[tuple[int, int]], pred: list[tuple[int, int]]) -> F1:
@@ -229,7 +233,7 @@ def aligned_scores(gold_sents: Sequence[Sentence], pred_sents: Sequence[Sentence
     for g, p in pairs.items():
         gw, pw = gold.words[g], pred.words[p]
         upos += gw.upos == pw.upos
-        head_ok = back.get(pw.head, -2) == gw.head if pw.head >= 0 else gw.head == -1
+        head_ok = back.get(pw.head, MISSING_HEAD) == gw.head if pw.head >= 0 else pw.head == gw.head == -1
         uas += head_ok
         las += head_ok and universal(gw.deprel) == universal(pw.deprel)
     n_gold, n_pred = len(gold.words), len(pred.words)
