@@ -35,6 +35,14 @@ class MissingPOSError(ValueError):
         return (type(self), (str(self), self.line))
 
 
+def is_file_path(name: str) -> bool:
+    """Whether a string names an existing path (a long text is no path: the OS refuses its name)."""
+    try:
+        return Path(name).exists()
+    except OSError:  # ENAMETOOLONG
+        return False
+
+
 def member_temperature(member: "Parser") -> float:
     """The temperature an ensemble takes a member's probabilities at: the one it parses with
     alone, except for raw scores, whose scale is the training's accident: there the temperature
@@ -244,6 +252,8 @@ class Parser:
         each carrying ``score`` (its derivation score) and the comments ``# nbest = i`` and
         ``# score = ...``. ``decoder="mst"`` parses with the completion model's first-order factor.
         """
+        if fmt not in ("auto", "conllu", "text", "raw"):
+            raise ValueError(f"fmt={fmt!r}: expected auto, conllu, text or raw")
         if fmt == "raw":  # raw text: a string is the text itself, a Path is a file to read
             if isinstance(source, Path):
                 source = read_utf8(source)
@@ -251,9 +261,10 @@ class Parser:
                 raise TypeError("fmt='raw' takes the text as a string (or a pathlib.Path to a text file)")
             sentences = list(iter_raw(io.StringIO(source).readlines(), lang or self.lang, "<text>", self.segmenter))
         elif isinstance(source, (str, Path)):
-            if isinstance(source, str) and not Path(source).exists() and any(ch.isspace() for ch in source):
+            if isinstance(source, str) and not is_file_path(source) and any(ch.isspace() for ch in source):
                 raise FileNotFoundError(
-                    f"no such file: {source[:60]!r}; to parse a string of raw text, call parse(text, fmt='raw')"
+                    f"no such file: {source[:60]!r}; to parse a string of raw text, call parse(text, fmt='raw'); "
+                    "CoNLL-U text, parse(read_conllu(io.StringIO(text)))"
                 )
             text = read_utf8(source)
             kind = sniff_format(text) if fmt == "auto" else fmt

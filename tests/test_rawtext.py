@@ -104,3 +104,15 @@ def test_text_a_tokenizer_leaves_out_is_refused_at_its_line_and_column():
         list(rawtext.iter_raw(["One two\n", "and lost\n"], "en", "t.txt", drops_some_words))
     with pytest.raises(rawtext.RawTextError, match=r"t.txt:3: .* column 1 \('alone'\)"):
         list(rawtext.iter_raw(["One two\n", "\n", "alone\n"], "en", "t.txt", drops_some_words))
+
+
+def test_parse_refuses_an_unknown_format_and_points_a_long_string_at_fmt_raw(tiny_run):
+    """Parser.parse checks fmt as the command does, and a string of text longer than a file name
+    may be (the OS refuses it) still gets the hint, not OSError 'File name too long'."""
+    import nparse
+
+    parser = nparse.load(tiny_run / "best.pt", device="cpu")
+    with pytest.raises(ValueError, match="fmt='conll': expected auto, conllu, text or raw"):
+        parser.parse(str(tiny_run / "best.pt"), fmt="conll")
+    with pytest.raises(FileNotFoundError, match="call parse\\(text, fmt='raw'\\)"):
+        parser.parse("A sentence of words. " * 20)
