@@ -46,11 +46,14 @@ def save_atomic(state: dict[str, Any], path: str | Path) -> None:
 
 def load(path: str | Path, device: str | torch.device = "cpu", resume: bool = False) -> dict[str, Any]:
     """The checkpoint's state, checked to hold what parsing (``resume``: and resuming) needs."""
-    path = Path(path)
+    path = Path(path).expanduser()
+    if path.is_dir():
+        best = " (a run's folder? give its best.pt)" if (path / "best.pt").is_file() else ""
+        raise IsADirectoryError(f"checkpoint {path} is a folder, not a file{best}")
     if not path.is_file():
         raise FileNotFoundError(f"checkpoint not found: {path}")
     if not zipfile.is_zipfile(path):  # what torch.save writes; a CoNLL-U or text file is not one
-        raise ValueError(f"{path}: not an nparse checkpoint (not a file torch.save wrote)")
+        raise ValueError(f"{path}: not an nparse checkpoint (not a file torch.save wrote), or one cut short (an interrupted copy?)")
     try:  # tensors and plain data only: unpickling arbitrary objects could run code
         state = torch.load(path, map_location=device, weights_only=True)
     except pickle.UnpicklingError as err:

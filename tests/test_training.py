@@ -337,6 +337,13 @@ def test_files_that_are_not_checkpoints_get_a_message(tmp_path, tiny_run):
         assert str(path) in str(err.value)
     with pytest.raises(ValueError, match=r"not an nparse checkpoint \(not a file torch.save wrote\)"):
         nparse.load(EWT_DEV, device="cpu")  # the input given as the model
+    (tmp_path / "run").mkdir()
+    torch.save(good, tmp_path / "run" / "best.pt")
+    with pytest.raises(IsADirectoryError, match=r"is a folder, not a file \(a run's folder\? give its best.pt\)"):
+        nparse.load(tmp_path / "run", device="cpu")
+    (tmp_path / "cut.pt").write_bytes((tmp_path / "run" / "best.pt").read_bytes()[:1000])
+    with pytest.raises(ValueError, match=r"or one cut short \(an interrupted copy\?\)"):
+        nparse.load(tmp_path / "cut.pt", device="cpu")
     proc = subprocess.run([sys.executable, "-m", "nparse.parse", f"model={tmp_path / 'tensor.pt'}", f"input={EWT_DEV}"],
                           cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=120)  # fmt: skip
     assert proc.returncode == 1 and "holds a Tensor" in proc.stderr and "Traceback" not in proc.stderr
