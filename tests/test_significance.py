@@ -54,3 +54,21 @@ def test_label_accuracy_counts_only_words_both_attach_right(tmp_path):
     assert acc_b == 100.0 and abs(acc_a - 100.0 * (n - 2) / (n - 1)) < 1e-9
     with pytest.raises(ValueError, match="pair them"):
         significance.label_accuracy_on_shared_heads(gold, [tmp_path / "a.conllu"], [])
+
+
+def test_compare_files_refuses_predictions_of_other_words(tmp_path):
+    """A prediction with a word changed or missing is refused at its line, naming its file,
+    instead of being scored silently (or failing with an IndexError)."""
+    from nparse.io.conllu import CoNLLUError
+
+    gold = read_conllu(io.StringIO(SENTENCE))
+    write_conllu(gold, tmp_path / "a.conllu")
+    other = tmp_path / "other.conllu"
+    other.write_text((tmp_path / "a.conllu").read_text().replace(f"\t{gold[0].forms[2]}\t", "\tXYZ\t", 1))
+    with pytest.raises(CoNLLUError, match=f"{other}:.*words differ from the gold sentence"):
+        significance.compare_files(gold, [tmp_path / "a.conllu"], [other], samples=100)
+    short = tmp_path / "short.conllu"
+    lines = (tmp_path / "a.conllu").read_text().rstrip("\n").split("\n")
+    short.write_text("\n".join(lines[:-1]) + "\n\n")
+    with pytest.raises(CoNLLUError, match=f"{short}:.*words differ"):
+        significance.compare_files(gold, [short], [tmp_path / "a.conllu"], samples=100)

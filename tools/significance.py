@@ -29,12 +29,12 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--labels", action="store_true", help="also label accuracy on the words both attach right")
     args = ap.parse_args()
-    gold = read_conllu(args.gold)
     try:
+        gold = read_conllu(args.gold)
         score_a, score_b, delta, p = compare_files(gold, args.a, args.b, args.metric, args.samples, args.seed)
         shared = label_accuracy_on_shared_heads(gold, args.a, args.b) if args.labels else None
-    except ValueError as err:
-        raise SystemExit(str(err)) from None
+    except (ValueError, OSError) as err:  # (a bad or missing file: its message names it)
+        raise SystemExit(f"error: {err}") from None
     print(
         f"{args.metric.upper()}: A {score_a:.2f}, B {score_b:.2f}, B - A {delta:+.2f}, p = {p:.4f} "
         f"(one-sided, {args.samples} paired bootstrap samples over {len(gold) * len(args.a)} sentences x runs)"

@@ -122,6 +122,13 @@ def read_pair(gold_path: str, pred_path: str) -> tuple[list[Sentence], list[Sent
     """Gold and predicted sentences, checked to have the same words."""
     gold = read_conllu(gold_path)
     pred = read_conllu(pred_path, allow_missing_heads=True)
+    check_words(gold, pred, pred_path)
+    return gold, pred
+
+
+def check_words(gold: Sequence[Sentence], pred: Sequence[Sentence], pred_path: str) -> None:
+    """Refuse a prediction whose sentences or words are not the gold ones, at the line where
+    they part (a score over other words would be silently wrong)."""
     if len(gold) != len(pred):
         if len(pred) > len(gold):  # point at the first sentence without a partner
             extra = pred[len(gold)]
@@ -142,7 +149,6 @@ def read_pair(gold_path: str, pred_path: str) -> tuple[list[Sentence], list[Sent
             raise CoNLLUError(
                 pred_path, p.word_line(max(k, 1)), f"words differ from the gold sentence at {g.path}:{g.line}"
             )
-    return gold, pred
 
 
 def score_files(gold_path: str, pred_path: str) -> Scores:

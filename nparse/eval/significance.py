@@ -17,7 +17,7 @@ from typing import Sequence
 import numpy as np
 
 from ..io.conllu import Sentence, read_conllu
-from .scores import universal
+from .scores import check_words, universal
 
 
 def correct_per_sentence(gold: Sequence[Sentence], pred: Sequence[Sentence], metric: str) -> np.ndarray:
@@ -54,6 +54,13 @@ def paired_bootstrap(
     return score_a, score_b, delta, exceed / samples
 
 
+def read_checked(gold: Sequence[Sentence], path: Path) -> list[Sentence]:
+    """A prediction file, refused (at its line) unless it has the gold sentences and words."""
+    pred = read_conllu(path, allow_missing_heads=True)
+    check_words(gold, pred, str(path))
+    return pred
+
+
 def compare_files(
     gold: Sequence[Sentence],
     a: Sequence[Path],
@@ -66,8 +73,8 @@ def compare_files(
     if len(a) != len(b):
         raise ValueError(f"{len(a)} files for A but {len(b)} for B: pair them one to one (by seed)")
     words = np.array([len(s) for s in gold] * len(a), dtype=np.int64)
-    ca = np.concatenate([correct_per_sentence(gold, read_conllu(f), metric) for f in a])
-    cb = np.concatenate([correct_per_sentence(gold, read_conllu(f), metric) for f in b])
+    ca = np.concatenate([correct_per_sentence(gold, read_checked(gold, f), metric) for f in a])
+    cb = np.concatenate([correct_per_sentence(gold, read_checked(gold, f), metric) for f in b])
     return paired_bootstrap(ca, cb, words, samples, seed)
 
 
@@ -81,7 +88,7 @@ def label_accuracy_on_shared_heads(
         raise ValueError(f"{len(a)} files for A but {len(b)} for B: pair them one to one (by seed)")
     words = right_a = right_b = 0
     for fa, fb in zip(a, b):
-        pa, pb = read_conllu(fa), read_conllu(fb)
+        pa, pb = read_checked(gold, fa), read_checked(gold, fb)
         if not (len(gold) == len(pa) == len(pb)):
             raise ValueError(f"{fa}: {len(pa)} sentences, {fb}: {len(pb)}, gold: {len(gold)}")
         for g, x, y in zip(gold, pa, pb):
