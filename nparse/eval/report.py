@@ -9,6 +9,7 @@ the other wrong, accuracy side by side, and the paired bootstrap of ``significan
 
 from __future__ import annotations
 
+from collections import Counter
 from html import escape
 from pathlib import Path
 from typing import Sequence
@@ -123,12 +124,13 @@ def _worst(gold: Sequence[Sentence], systems: dict[str, list[Sentence]], words: 
     by_sent: dict[int, list[Word]] = {}
     for w in every:
         by_sent.setdefault(w.sent, []).append(w)
+    errors = {name: Counter(w.sent for w in ws if not w.label_ok) for name, ws in words.items()}
     figures, labels = [], set()
     for k, _, _ in ranked:
         g = gold[k]
         wrong = {w.label for w in by_sent[k] if not w.label_ok} | {w.pred_label for w in by_sent[k] if not w.label_ok}
         size = len(g.forms) - 1
-        counts = {name: sum(not w.label_ok for w in ws if w.sent == k) for name, ws in words.items()}
+        counts = {name: errors[name][k] for name in words}
         labels |= wrong
         pictures = []
         for name, pred in systems.items():

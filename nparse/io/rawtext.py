@@ -121,15 +121,8 @@ def iter_raw(
             k = 1
             for j, tok in enumerate(tokens):
                 form, words = tok[0], tok[3]
-                misc = []
-                if tok is flat[0] and before:
-                    misc.append(f"SpacesBefore={escape(before)}")
                 gap = after[id(tok)]
-                if gap == "":
-                    misc.append("SpaceAfter=No")
-                elif gap != " ":
-                    misc.append(f"SpacesAfter={escape(gap)}")
-                spacing = "|".join(misc) or "_"
+                spacing = spacing_misc(before if tok is flat[0] else "", gap)
                 if len(words) > 1:  # a multiword token: its range line, then its words
                     rows.append(f"{k}-{k + len(words) - 1}\t{form}\t_\t_\t_\t_\t_\t_\t_\t{spacing}")
                     rows += [f"{k + m}\t{w}\t_\t_\t_\t_\t_\t_\t_\t_" for m, w in enumerate(words)]
@@ -163,6 +156,23 @@ def check_skipped(gap: str, at: int, path: str, lineno: int, text: str | None = 
     raise RawTextError(f"{path}:{line}: the tokenizer skipped the text at column {column} ({snippet!r}){nul}")
 
 
+def spacing_misc(before: str, after: str) -> str:
+    """A token's MISC for the whitespace before it (a paragraph's start) and after it."""
+    misc = [f"SpacesBefore={escape(before)}"] if before else []
+    if after == "":
+        misc.append("SpaceAfter=No")
+    elif after != " ":
+        misc.append(f"SpacesAfter={escape(after)}")
+    return "|".join(misc) or "_"
+
+
+def misc_spacing(misc: str) -> tuple[str, str]:
+    """The whitespace before and after a token as its MISC records it (``spacing_misc``'s inverse)."""
+    before, spaces = misc_value(misc, "SpacesBefore"), misc_value(misc, "SpacesAfter")
+    after = unescape(spaces) if spaces is not None else "" if misc_value(misc, "SpaceAfter") == "No" else " "
+    return ("" if before is None else unescape(before)), after
+
+
 def misc_value(misc: str, key: str) -> str | None:
     for item in misc.split("|"):
         k, _, v = item.partition("=")
@@ -186,16 +196,8 @@ def rebuild_text(sentences: Iterable[Sentence]) -> str:
                 continue  # an empty node, or a word of a multiword token
             if dash:
                 covered = int(last)
-            misc = cols[9]
-            before = misc_value(misc, "SpacesBefore")
-            if before is not None:
-                out.append(unescape(before))
-            out.append(cols[1])
-            after = misc_value(misc, "SpacesAfter")
-            if after is not None:
-                out.append(unescape(after))
-            elif misc_value(misc, "SpaceAfter") != "No":
-                out.append(" ")
+            before, after = misc_spacing(cols[9])
+            out += [before, cols[1], after]
     return "".join(out)
 
 

@@ -30,7 +30,7 @@ from spacy.vocab import Vocab
 from ..api import Parser
 from ..checkpoint import checkpoint_paths
 from ..io.conllu import Sentence, build_sentence
-from ..io.rawtext import escape, iter_raw, misc_value, unescape
+from ..io.rawtext import iter_raw, misc_spacing, spacing_misc
 from .component import ROOT, NparseComponent, make_component, shared_parser
 
 __all__ = ["ROOT", "NparseComponent", "SegmenterTokenizer", "load", "make_component", "segmenter_tokenizer", "to_sentences", "word_gaps"]
@@ -49,9 +49,7 @@ def word_gaps(sent: Sentence) -> tuple[str, list[str]]:
         if line.startswith("#"):
             continue
         cols = line.split("\t")
-        spaces = misc_value(cols[9], "SpacesAfter")
-        after = unescape(spaces) if spaces is not None else "" if misc_value(cols[9], "SpaceAfter") == "No" else " "
-        first_space = misc_value(cols[9], "SpacesBefore")
+        first_space, after = misc_spacing(cols[9])
         if "-" in cols[0]:
             first, end = (int(x) for x in cols[0].split("-"))
             gaps[first:end] = [""] * (end - first)
@@ -61,8 +59,8 @@ def word_gaps(sent: Sentence) -> tuple[str, list[str]]:
             gaps[first] = after
         else:
             continue
-        if first == 1 and first_space is not None:
-            before = unescape(first_space)
+        if first == 1 and first_space:
+            before = first_space
     return before, gaps
 
 
@@ -84,7 +82,7 @@ class SegmenterTokenizer:
         lines = io.StringIO(text).readlines()  # line breaks at \n only, as nparse-parse reads a file
         words: list[str] = []
         spaces: list[bool] = []
-        starts: list[bool] = []
+        starts: list[bool | int | None] = []
         multiword: list[tuple[int, int, str]] = []  # (first token, last token, surface form)
 
         def add(token: str, space: bool, start: bool) -> None:
@@ -109,7 +107,7 @@ class SegmenterTokenizer:
                 if not line.startswith("#") and "-" in cols[0]:
                     first, last = (int(x) for x in cols[0].split("-"))
                     multiword.append((token_of[first], token_of[last], cols[1]))
-        doc = Doc(self.vocab, words=words, spaces=spaces, sent_starts=list(starts) if words else None)
+        doc = Doc(self.vocab, words=words, spaces=spaces, sent_starts=starts if words else None)
         if multiword:
             doc.user_data[MULTIWORD] = multiword  # for to_sentences (DocBin keeps it with store_user_data)
         return doc
@@ -190,12 +188,12 @@ def to_sentences(doc: Doc) -> list[Sentence]:
             if t.i in multiword:
                 last, form = multiword[t.i]
                 before, after = around[t.i][0], around[last][1]
-                rows.append(f"{j}-{j + last - t.i}\t{form}\t_\t_\t_\t_\t_\t_\t_\t{spacing(before, after)}")
+                rows.append(f"{j}-{j + last - t.i}\t{form}\t_\t_\t_\t_\t_\t_\t_\t{spacing_misc(before, after)}")
                 text.append(form + (" " if after else ""))
                 skip_to = last
             head = 0 if t.head.i == t.i else index.get(t.head.i, 0)
             label = "root" if head == 0 else t.dep_
-            misc = "_" if t.i <= skip_to else spacing(*around[t.i])
+            misc = "_" if t.i <= skip_to else spacing_misc(*around[t.i])
             rows.append(f"{j}\t{t.text}\t_\t{t.pos_ or '_'}\t_\t_\t{head}\t{label}\t_\t{misc}")
             if t.i > skip_to:
                 text.append(t.text + (" " if around[t.i][1] else ""))
@@ -217,13 +215,3 @@ def doc_spacing(doc: Doc) -> dict[int, tuple[str, str]]:
         out[t.i] = (before, gap[:cut])
         before = gap[cut:]
     return out
-
-
-def spacing(before: str, after: str) -> str:
-    """A word's MISC for the whitespace before it (a paragraph's start) and after it."""
-    misc = [f"SpacesBefore={escape(before)}"] if before else []
-    if after == "":
-        misc.append("SpaceAfter=No")
-    elif after != " ":
-        misc.append(f"SpacesAfter={escape(after)}")
-    return "|".join(misc) or "_"
