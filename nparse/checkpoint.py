@@ -98,9 +98,19 @@ def model_from_state(state: dict, device: torch.device, path: str | Path | None 
         model.load_state_dict(state["model"])
     except (KeyError, TypeError, ValueError, RuntimeError, AttributeError) as err:
         where = f"{path}: " if path else ""
-        first = str(err).splitlines()[0] if str(err) else type(err).__name__
-        raise ValueError(f"{where}damaged or incompatible nparse checkpoint ({first})") from err
+        raise ValueError(f"{where}damaged or incompatible nparse checkpoint ({error_summary(err)})") from err
     return model.to(device).eval()
+
+
+def error_summary(err: BaseException, most: int = 3) -> str:
+    """An error's lines on one line: torch's state-dict errors put the weights that differ (their
+    names and shapes) on the lines after the first, and they are what a user needs to see."""
+    lines = [line.strip() for line in str(err).splitlines() if line.strip()]
+    if not lines:
+        return type(err).__name__
+    rest = lines[1 : 1 + most]
+    more = f"; and {len(lines) - 1 - most} more" if len(lines) - 1 > most else ""
+    return lines[0] + (" " + "; ".join(rest) + more if rest else "")
 
 
 def attach_segmenter(path: str | Path, model: bytes) -> None:

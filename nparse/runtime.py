@@ -74,6 +74,8 @@ def choose_threads(
     less those other processes keep busy (``busy_cpus``, measured once per process), at least one. More threads than
     free CPUs make torch's threads wait for each other: with one other busy process on two
     cores, parsing ran 2-2.5x slower with two threads than with one. Measured once per process."""
+    if setting is not None and int(setting) < 0:  # torch's own error names no setting
+        raise ValueError(f"threads={setting}: give a number of CPU threads above 0, or 0 to choose them automatically")
     if setting:
         return int(setting), "set explicitly"
     env = os.environ if env is None else env

@@ -244,6 +244,8 @@ def test_thread_policy_honours_settings_and_never_exceeds_the_allowed_cpus(monke
 
     two = {0, 1}
     assert choose_threads(3, env={"OMP_NUM_THREADS": "1"}, cpus=two, busy=0.0)[0] == 3  # explicit first
+    with pytest.raises(ValueError, match=r"threads=-1: give a number of CPU threads above 0"):
+        choose_threads(-1)  # torch's own error named no setting
     assert choose_threads(None, env={"OMP_NUM_THREADS": "1", "SLURM_CPUS_PER_TASK": "5"}, cpus=two)[0] == 5
     assert choose_threads(0, env={"OMP_NUM_THREADS": "1"}, cpus=two) == (1, "from OMP_NUM_THREADS")
     for cpus in ({0}, two, set(range(8))):
@@ -322,7 +324,8 @@ def test_files_that_are_not_checkpoints_get_a_message(tmp_path, tiny_run):
         "tensor": (torch.zeros(3), "holds a Tensor"),
         "dict": ({"a": 1}, "format None"),
         "missing": ({k: v for k, v in good.items() if k != "vocabs"}, "missing vocabs"),
-        "shapes": ({**good, "model": {**good["model"], "scorer.first.weight": torch.zeros(2, 2)}}, "incompatible"),
+        "shapes": ({**good, "model": {**good["model"], "scorer.first.weight": torch.zeros(2, 2)}},
+                   r"incompatible nparse checkpoint \(Error\(s\) in loading state_dict.* size mismatch for scorer\.first\.weight"),
         "best_as_resume": (good, "no optimizer state"),
     }
     for name, (obj, message) in cases.items():
