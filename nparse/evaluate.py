@@ -12,6 +12,9 @@ offsets as the CoNLL 2018 scorer does, and tokens, sentences, words, UPOS, UAS a
 reported as precision, recall and F1 (``aligned=auto``, the default, decides by comparing the
 words; see nparse/eval/aligned.py).
 
+When every predicted sentence has a UPOS column (not '_'), UPOS accuracy is reported too: a
+tagger model's own tags, or 100.00 where the parse kept the input's tags.
+
 ``by=quarter`` adds UAS/LAS by position quarter of the dependent (word i of n is in quarter
 ceil(4i/n): Table 2 of Aufrant et al. 2017); ``by=length`` by sentence length (1-10, 11-20,
 21-30, 31-40, 41+ words).
@@ -36,8 +39,9 @@ from .io.conllu import CoNLLUError, read_conllu
 __all__ = ["Scores", "breakdown", "group_of", "main", "score", "score_files"]
 
 
-def aligned_main(gold_path: str, pred_path: str, as_json: bool) -> int:
-    """Scores of a prediction with its own tokenization (see nparse/eval/aligned.py)."""
+def aligned_main(gold_path: str, pred_path: str, as_json: bool, forced: bool = False) -> int:
+    """Scores of a prediction with its own tokenization (see nparse/eval/aligned.py); ``forced``:
+    asked for with aligned=true, so the tokenizations may well be the same."""
     try:
         pred = read_conllu(pred_path, allow_missing_heads=True)
         scores = aligned_scores(read_conllu(gold_path), pred)
@@ -48,7 +52,8 @@ def aligned_main(gold_path: str, pred_path: str, as_json: bool) -> int:
     if as_json:
         print(json.dumps({k: {"precision": v.precision, "recall": v.recall, "f1": v.f1} for k, v in scores.items()}))
         return 0
-    print("tokenizations differ: words aligned by character offsets (CoNLL 2018 scorer)")
+    why = "aligned=true" if forced else "tokenizations differ"
+    print(f"{why}: words aligned by character offsets (CoNLL 2018 scorer)")
     print("| metric | precision | recall | F1 |\n|---|---|---|---|")
     for name in METRICS:
         v = scores[name]
@@ -88,11 +93,12 @@ def main(argv: list[str] | None = None) -> int:
                 if args[key]:
                     print(f"error: {key}= needs the gold tokenization (a parse of the gold words)", file=sys.stderr)
                     return 2
-            return aligned_main(gold_path, pred_path, as_json)
+            return aligned_main(gold_path, pred_path, as_json, forced=args["aligned"] == "true")
     try:
         gold, pred = read_pair(gold_path, pred_path)
         heads, labels = [p.heads for p in pred], [p.deprels for p in pred]
-        result = score(gold, heads, labels)
+        tags = [p.upos if any(t not in ("_", "") for t in p.upos[1:]) else None for p in pred]
+        result = score(gold, heads, labels, tags)  # UPOS accuracy where every sentence has tags
         groups = breakdown(gold, heads, labels, args["by"]) if args["by"] else []
         if args["report"]:
             write_report_of(gold_path, pred_path, args["pred2"], str(args["report"]))

@@ -190,3 +190,25 @@ def test_aligned_scores_equal_the_official_scorer_on_differing_tokenizations(tmp
         assert ours["uas"].f1 > 0.0
     # The CLI switches to aligned scores by itself.
     assert main([f"gold={gold}", f"pred={pred}", "json=true"]) == 0
+
+
+def test_cli_upos_empty_files_and_forced_alignment(tmp_path, capsys):
+    """UPOS accuracy is printed when the prediction has tags; files without a sentence are refused
+    (a 0.00 over no words read as a score); aligned=true on one tokenization does not claim the
+    tokenizations differ."""
+    gold = tmp_path / "g.conllu"
+    pred = tmp_path / "p.conllu"
+    gold.write_text("1\ta\ta\tNOUN\t_\t_\t0\troot\t_\t_\n2\tb\tb\tVERB\t_\t_\t1\tdep\t_\t_\n\n")
+    pred.write_text("1\ta\ta\tNOUN\t_\t_\t0\troot\t_\t_\n2\tb\tb\tNOUN\t_\t_\t1\tdep\t_\t_\n\n")
+    assert main([f"gold={gold}", f"pred={pred}"]) == 0
+    assert "UPOS 50.00  UAS 100.00  LAS 100.00" in capsys.readouterr().out
+    pred.write_text("1\ta\ta\t_\t_\t_\t0\troot\t_\t_\n2\tb\tb\t_\t_\t_\t1\tdep\t_\t_\n\n")
+    assert main([f"gold={gold}", f"pred={pred}"]) == 0
+    assert "UPOS" not in capsys.readouterr().out
+    assert main([f"gold={gold}", f"pred={gold}", "aligned=true"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("aligned=true: words aligned") and "tokenizations differ" not in out
+    empty = tmp_path / "empty.conllu"
+    empty.write_text("")
+    assert main([f"gold={empty}", f"pred={empty}"]) == 1
+    assert "no words to score" in capsys.readouterr().err

@@ -129,6 +129,8 @@ def read_pair(gold_path: str, pred_path: str) -> tuple[list[Sentence], list[Sent
 def check_words(gold: Sequence[Sentence], pred: Sequence[Sentence], pred_path: str) -> None:
     """Refuse a prediction whose sentences or words are not the gold ones, at the line where
     they part (a score over other words would be silently wrong)."""
+    if not gold and not pred:  # a score of 0.00 over no words would read as a result
+        raise ValueError(f"{pred_path}: no words to score: it and the gold file hold no sentences")
     if len(gold) != len(pred):
         if len(pred) > len(gold):  # point at the first sentence without a partner
             extra = pred[len(gold)]
