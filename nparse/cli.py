@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import functools
+import os
 import sys
-from typing import Mapping, Sequence
+from typing import Callable, Mapping, Sequence
 
 
 def parse_args(
@@ -36,3 +38,22 @@ def _fail(message: str, usage: str | None) -> None:
     if usage:
         print(usage.strip(), file=sys.stderr)
     sys.exit(2)
+
+
+def reader_may_stop(main: Callable[..., int]) -> Callable[..., int]:
+    """A command whose standard output is cut off by its reader (``nparse-eval ... | head -1``)
+    ends quietly with 141, as a program killed by SIGPIPE does, instead of with a traceback
+    (Python ignores SIGPIPE, so the write raises BrokenPipeError)."""
+
+    @functools.wraps(main)
+    def run(*args, **kwargs) -> int:
+        try:
+            code = main(*args, **kwargs)
+            sys.stdout.flush()
+            return code
+        except BrokenPipeError:
+            # Python flushes standard output again at exit: point it at nothing first.
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            return 141
+
+    return run

@@ -31,7 +31,7 @@ from __future__ import annotations
 import json
 import sys
 
-from .cli import parse_args
+from .cli import parse_args, reader_may_stop
 from .eval.aligned import LABELS, METRICS, aligned_scores
 from .eval.scores import Scores, breakdown, group_of, read_pair, same_tokenization, score, score_files
 from .io.conllu import CoNLLUError, read_conllu
@@ -70,6 +70,7 @@ def note_unparsed(heads: list[list[int]]) -> None:
         print(f"note: {unparsed} predicted {words} HEAD '_' (no parse): counted as wrong", file=sys.stderr)
 
 
+@reader_may_stop
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(
         argv, required=("gold", "pred"),

@@ -212,3 +212,15 @@ def test_cli_upos_empty_files_and_forced_alignment(tmp_path, capsys):
     empty.write_text("")
     assert main([f"gold={empty}", f"pred={empty}"]) == 1
     assert "no words to score" in capsys.readouterr().err
+
+
+def test_cli_stopped_reader_is_not_a_traceback(tmp_path):
+    """``nparse-eval ... | head -0``: the reader closes the pipe before the scores are printed."""
+    import subprocess
+    import sys
+
+    path = treebank_files("dev")[0]
+    proc = subprocess.run(f"'{sys.executable}' -m nparse.evaluate gold='{path}' pred='{path}' | head -0; "
+                          "exit ${PIPESTATUS[0]}", shell=True, executable="/bin/bash", capture_output=True,
+                          text=True, timeout=120)  # fmt: skip
+    assert proc.returncode == 141 and "Traceback" not in proc.stderr, proc.stderr
