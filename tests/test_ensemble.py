@@ -297,3 +297,21 @@ def test_a_student_can_learn_from_an_ensemble(tiny_run):
     legal = torch.tensor(steps.legal)
     single, joint = one.log_probs(one.table(batch), steps), two.log_probs(two.table(batch), steps)
     assert torch.allclose(single[legal], joint[legal], atol=1e-5)
+
+
+def test_a_teacher_without_a_fitted_temperature_is_named(tiny_run, tmp_path, caplog):
+    """A checkpoint with no calibration (a run still training) teaches at temperature 1: said."""
+    from nparse.training.distill import Teacher
+
+    state = torch.load(tiny_run / "best.pt", weights_only=True)
+    state.pop("calibration", None)
+    bare = tmp_path / "bare.pt"
+    torch.save(state, bare)
+    options = dataclasses.asdict(nparse.load(bare, device="cpu").config.system)  # type: ignore[union-attr]
+    with caplog.at_level("WARNING", logger="nparse.train"):
+        assert Teacher(bare, options, torch.device("cpu")).temperature == 1.0
+    assert f"{bare} has no fitted temperature" in caplog.text
+    caplog.clear()
+    with caplog.at_level("WARNING", logger="nparse.train"):
+        Teacher(tiny_run / "best.pt", options, torch.device("cpu"))
+    assert "no fitted temperature" not in caplog.text

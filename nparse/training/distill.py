@@ -50,7 +50,13 @@ class Teacher:
                     f"system={system_options}; a student learns the transition scores of its own system"
                 )
             models.append(model_from_state(state, device, path))
-            temperatures.append(float((state.get("calibration") or {}).get("temperature", 1.0)))
+            fitted = (state.get("calibration") or {}).get("temperature")
+            if fitted is None:  # its softmax would be flatter or sharper than the others' in an ensemble
+                log.warning(
+                    "trainer.distill_from=%s has no fitted temperature (a run not finished yet?): its "
+                    "scores are taken at temperature 1", path,
+                )  # fmt: skip
+            temperatures.append(float(fitted if fitted is not None else 1.0))
         if len(models) > 1:
             check_members(models, [str(p) for p in paths], [system_options] * len(paths), decoding=False)
         self.model: ParserModel | EnsembleModel = models[0] if len(models) == 1 else EnsembleModel(models, temperatures)
