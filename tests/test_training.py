@@ -175,6 +175,22 @@ def test_killed_run_resumes_to_the_same_metrics(tmp_path):
     assert strip(resumed["epochs"]) == strip(full["epochs"])
 
 
+def test_resume_auto_in_a_new_folder_points_at_the_latest_earlier_run(tmp_path):
+    """Hydra gives every run a new timestamped folder, so resume=auto without hydra.run.dir finds
+    no last.pt there: the warning names the earlier run that has one."""
+    from nparse.training.trainer import latest_sibling_run
+
+    new = tmp_path / "2026-11-26_10-00-00"
+    new.mkdir()
+    assert latest_sibling_run(new) is None
+    for i, name in enumerate(["2026-11-25_09-00-00", "2026-11-25_12-00-00", "no_last"]):
+        (tmp_path / name).mkdir()
+        if name != "no_last":
+            (tmp_path / name / "last.pt").write_bytes(b"x")
+            os.utime(tmp_path / name / "last.pt", (1000 + i, 1000 + i))
+    assert latest_sibling_run(new) == tmp_path / "2026-11-25_12-00-00"
+
+
 def test_sigterm_mid_epoch_then_resume_auto_matches_an_uninterrupted_run(tmp_path):
     """SIGTERM during a batch: the batch is finished, last.pt (with the epoch's position) written
     and Preempted raised; trainer.resume=auto in the same directory goes on from there and ends

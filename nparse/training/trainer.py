@@ -50,6 +50,15 @@ from .settings import check_settings, device_and_precision, system_options
 log = logging.getLogger("nparse.train")
 
 
+def latest_sibling_run(run_dir: Path) -> Path | None:
+    """The most recently written other run folder beside ``run_dir`` that holds a last.pt."""
+    try:
+        found = [d for d in run_dir.parent.iterdir() if d != run_dir and (d / "last.pt").is_file()]
+    except OSError:
+        return None
+    return max(found, key=lambda d: (d / "last.pt").stat().st_mtime, default=None)
+
+
 class Trainer:
     def __init__(
         self, cfg: Config | DictConfig, run_dir: Path, ranks: Ranks | None = None, overrides: list[str] | None = None
@@ -63,6 +72,12 @@ class Trainer:
             resume = last if last.exists() else None
             if resume is None:
                 log.info("trainer.resume=auto: no last.pt in %s, starting fresh", run_dir)
+                earlier = latest_sibling_run(run_dir)
+                if earlier is not None:  # a new timestamped folder: the run meant is likely this one
+                    log.warning(
+                        "trainer.resume=auto looks in this run's own folder, %s, which is new; to go on with "
+                        "%s add hydra.run.dir=%s", run_dir, earlier / "last.pt", earlier,
+                    )  # fmt: skip
         if resume:  # the run's own config, with harmless overrides only
             resume = resolve_path(resume, "trainer.resume")
             saved = checkpoint.load(resume)
