@@ -105,12 +105,17 @@ def model_from_state(state: dict, device: torch.device, path: str | Path | None 
 def error_summary(err: BaseException, most: int = 3) -> str:
     """An error's lines on one line: torch's state-dict errors put the weights that differ (their
     names and shapes) on the lines after the first, and they are what a user needs to see."""
-    lines = [line.strip() for line in str(err).splitlines() if line.strip()]
+    lines = [cut(line.strip()) for line in str(err).splitlines() if line.strip()]
     if not lines:
         return type(err).__name__
     rest = lines[1 : 1 + most]
     more = f"; and {len(lines) - 1 - most} more" if len(lines) - 1 > most else ""
     return lines[0] + (" " + "; ".join(rest) + more if rest else "")
+
+
+def cut(line: str, most: int = 200) -> str:
+    """A line shortened to ``most`` characters (torch lists every missing weight on one line)."""
+    return line if len(line) <= most else line[: most - 3] + "..."
 
 
 def attach_segmenter(path: str | Path, model: bytes) -> None:

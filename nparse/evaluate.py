@@ -12,8 +12,9 @@ offsets as the CoNLL 2018 scorer does, and tokens, sentences, words, UPOS, UAS a
 reported as precision, recall and F1 (``aligned=auto``, the default, decides by comparing the
 words; see nparse/eval/aligned.py).
 
-When every predicted sentence has a UPOS column (not '_'), UPOS accuracy is reported too: a
-tagger model's own tags, or 100.00 where the parse kept the input's tags.
+When every predicted sentence has a UPOS column (not '_'), UPOS accuracy is reported too: it
+scores that column, whatever wrote it (a tagger model's tags; a parser without a tagger keeps its
+input's tags, so a parse of a gold-tagged file scores 100.00).
 
 ``by=quarter`` adds UAS/LAS by position quarter of the dependent (word i of n is in quarter
 ceil(4i/n): Table 2 of Aufrant et al. 2017); ``by=length`` by sentence length (1-10, 11-20,
@@ -33,7 +34,9 @@ import sys
 
 from .cli import parse_args, reader_may_stop
 from .eval.aligned import LABELS, METRICS, aligned_scores
-from .eval.scores import Scores, breakdown, group_of, read_pair, same_tokenization, score, score_files
+from .eval.scores import (
+    Scores, breakdown, group_of, predicted_tags, read_pair, same_tokenization, score, score_files
+)  # fmt: skip
 from .io.conllu import CoNLLUError, read_conllu
 
 __all__ = ["Scores", "breakdown", "group_of", "main", "score", "score_files"]
@@ -98,8 +101,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         gold, pred = read_pair(gold_path, pred_path)
         heads, labels = [p.heads for p in pred], [p.deprels for p in pred]
-        tags = [p.upos if any(t not in ("_", "") for t in p.upos[1:]) else None for p in pred]
-        result = score(gold, heads, labels, tags)  # UPOS accuracy where every sentence has tags
+        result = score(gold, heads, labels, predicted_tags(pred))  # UPOS accuracy where every sentence has tags
         groups = breakdown(gold, heads, labels, args["by"]) if args["by"] else []
         if args["report"]:
             write_report_of(gold_path, pred_path, args["pred2"], str(args["report"]))

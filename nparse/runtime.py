@@ -74,8 +74,6 @@ def choose_threads(
     less those other processes keep busy (``busy_cpus``, measured once per process), at least one. More threads than
     free CPUs make torch's threads wait for each other: with one other busy process on two
     cores, parsing ran 2-2.5x slower with two threads than with one. Measured once per process."""
-    if setting is not None and int(setting) < 0:  # torch's own error names no setting
-        raise ValueError(f"threads={setting}: give a number of CPU threads above 0, or 0 to choose them automatically")
     if setting:
         return int(setting), "set explicitly"
     env = os.environ if env is None else env
@@ -98,8 +96,11 @@ def choose_threads(
 _MEASURED: list[tuple[int, str]] = []  # the automatic choice, made once per process
 
 
-def set_threads(setting: int | None, log: logging.Logger | None = None) -> tuple[int, str]:
-    """Apply ``choose_threads`` to torch (process-wide), log the choice and return it."""
+def set_threads(setting: int | None, log: logging.Logger | None = None, key: str = "threads") -> tuple[int, str]:
+    """Apply ``choose_threads`` to torch (process-wide), log the choice and return it; a negative
+    ``setting`` is refused naming ``key`` (torch's own error names no setting)."""
+    if setting is not None and int(setting) < 0:
+        raise ValueError(f"{key}={setting}: give a number of CPU threads above 0, or 0 to choose them automatically")
     threads, why = choose_threads(setting)
     torch.set_num_threads(threads)
     if log is not None:

@@ -211,7 +211,7 @@ def test_cli_upos_empty_files_and_forced_alignment(tmp_path, capsys):
     empty = tmp_path / "empty.conllu"
     empty.write_text("")
     assert main([f"gold={empty}", f"pred={empty}"]) == 1
-    assert "no words to score" in capsys.readouterr().err
+    assert f"{empty}:1: no words to score" in capsys.readouterr().err
 
 
 def test_cli_stopped_reader_is_not_a_traceback(tmp_path):

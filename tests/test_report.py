@@ -44,16 +44,17 @@ def test_evaluate_writes_a_report_and_refuses_what_it_cannot_do(tmp_path, capsys
     report = tmp_path / "r.html"
     assert evaluate_cli.main([f"gold={gold}", f"pred={gold}", f"report={report}"]) == 0
     page = report.read_text(encoding="utf-8")
-    assert "UAS 100.00  LAS 100.00" in page and re.search(r'<span id="shown">0</span>', page)
+    assert "UPOS 100.00  UAS 100.00  LAS 100.00" in page  # the scores as nparse-eval prints them
+    assert re.search(r'<span id="shown">0</span>', page)
     assert "<link" not in page and "src=" not in page  # self-contained: nothing fetched
     assert evaluate_cli.main([f"gold={gold}", f"pred={gold}", f"pred2={gold}"]) == 1
     assert "pred2= compares two systems in a report" in capsys.readouterr().err
 
 
-def test_a_comparison_shows_both_systems_labels_and_ranks_by_both(tmp_path):
+def test_a_comparison_shows_both_systems_labels_and_ranks_by_both(tmp_path, capsys):
     """With pred2=, the label table and confusion matrix come once per system, headed with its
     name, and the worst sentences are ranked by both systems' errors: a perfect first system does
-    not empty the list. An empty comparison writes a report too."""
+    not empty the list. An empty comparison builds a page; nparse-eval refuses the empty files."""
     from nparse.eval.report import build_report
     from nparse.io.conllu import write_conllu
 
@@ -69,6 +70,7 @@ def test_a_comparison_shows_both_systems_labels_and_ranks_by_both(tmp_path):
     assert page.count('<figure class="worst"') == 5 and "0 and 1 of" in page
     empty = tmp_path / "empty.conllu"
     write_conllu([], empty)
-    report = tmp_path / "r.html"
-    assert evaluate_cli.main([f"gold={empty}", f"pred={empty}", f"pred2={empty}", f"report={report}"]) == 0
-    assert "0 sentences, 0 words" in report.read_text(encoding="utf-8")
+    assert "0 sentences, 0 words" in build_report([], {"A": [], "B": []}, {"gold": "g", "A": "a", "B": "b"})
+    report = tmp_path / "r.html"  # nparse-eval refuses files without a sentence, as it does without report=
+    assert evaluate_cli.main([f"gold={empty}", f"pred={empty}", f"pred2={empty}", f"report={report}"]) == 1
+    assert f"{empty}:1: no words to score" in capsys.readouterr().err and not report.exists()

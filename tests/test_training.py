@@ -189,6 +189,9 @@ def test_resume_auto_in_a_new_folder_points_at_the_latest_earlier_run(tmp_path):
             (tmp_path / name / "last.pt").write_bytes(b"x")
             os.utime(tmp_path / name / "last.pt", (1000 + i, 1000 + i))
     assert latest_sibling_run(new) == tmp_path / "2026-11-25_12-00-00"
+    chosen = tmp_path / "en_ewt_s2"  # hydra.run.dir, as experiments/seed_runs.py sets: meant to be new
+    chosen.mkdir()
+    assert latest_sibling_run(chosen) is None
 
 
 def test_sigterm_mid_epoch_then_resume_auto_matches_an_uninterrupted_run(tmp_path):
@@ -260,8 +263,8 @@ def test_thread_policy_honours_settings_and_never_exceeds_the_allowed_cpus(monke
 
     two = {0, 1}
     assert choose_threads(3, env={"OMP_NUM_THREADS": "1"}, cpus=two, busy=0.0)[0] == 3  # explicit first
-    with pytest.raises(ValueError, match=r"threads=-1: give a number of CPU threads above 0"):
-        choose_threads(-1)  # torch's own error named no setting
+    with pytest.raises(ValueError, match=r"^trainer.threads=-1: give a number of CPU threads above 0"):
+        set_threads(-1, key="trainer.threads")  # torch's own error named no setting
     assert choose_threads(None, env={"OMP_NUM_THREADS": "1", "SLURM_CPUS_PER_TASK": "5"}, cpus=two)[0] == 5
     assert choose_threads(0, env={"OMP_NUM_THREADS": "1"}, cpus=two) == (1, "from OMP_NUM_THREADS")
     for cpus in ({0}, two, set(range(8))):

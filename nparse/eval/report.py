@@ -21,7 +21,7 @@ from ..viz.page import html_page
 from ..viz.plots import bar_chart
 from ..viz.svg import COLOURS, compare_svg, scrollable
 from .analysis import GROUPINGS, Word, agreement, confusion, group_scores, label_scores, words_of, worst_sentences
-from .scores import score
+from .scores import predicted_tags, score
 from .significance import correct_per_sentence, paired_bootstrap
 
 FILTER_SCRIPT = """
@@ -210,7 +210,7 @@ def build_report(
     parts.append(f"{len(gold)} sentences, {sum(len(s) for s in gold)} words</p>")
     summaries = []
     for name, pred in systems.items():
-        scores = score(gold, [p.heads for p in pred], [p.deprels for p in pred])
+        scores = score(gold, [p.heads for p in pred], [p.deprels for p in pred], predicted_tags(pred))
         summaries.append(f"<h3>{escape(name)}</h3><pre>{escape(scores.summary())}</pre>")
     parts.append(f'<section id="scores"><h2>Scores</h2>{"".join(summaries)}</section>')
     if len(systems) == 2:

@@ -34,6 +34,12 @@ class Scores:
         )
 
 
+def predicted_tags(pred: Sequence[Sentence]) -> list[list[str] | None]:
+    """Each predicted sentence's UPOS column, None where it is empty ('_'): ``score`` reports UPOS
+    accuracy when every sentence has one (a tagger model's tags, or the tags its input had)."""
+    return [p.upos if any(t not in ("_", "") for t in p.upos[1:]) else None for p in pred]
+
+
 def universal(deprel: str) -> str:
     return deprel.split(":", 1)[0]
 
@@ -130,7 +136,7 @@ def check_words(gold: Sequence[Sentence], pred: Sequence[Sentence], pred_path: s
     """Refuse a prediction whose sentences or words are not the gold ones, at the line where
     they part (a score over other words would be silently wrong)."""
     if not gold and not pred:  # a score of 0.00 over no words would read as a result
-        raise ValueError(f"{pred_path}: no words to score: it and the gold file hold no sentences")
+        raise CoNLLUError(pred_path, 1, "no words to score: it and the gold file hold no sentences")
     if len(gold) != len(pred):
         if len(pred) > len(gold):  # point at the first sentence without a partner
             extra = pred[len(gold)]

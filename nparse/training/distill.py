@@ -53,7 +53,7 @@ class Teacher:
             fitted = (state.get("calibration") or {}).get("temperature")
             if fitted is None:  # its softmax would be flatter or sharper than the others' in an ensemble
                 log.warning(
-                    "trainer.distill_from=%s has no fitted temperature (a run not finished yet?): its "
+                    "trainer.distill_from=%s has no fitted temperature (a run not finished, or trained without a dev set): its "
                     "scores are taken at temperature 1", path,
                 )  # fmt: skip
             temperatures.append(float(fitted if fitted is not None else 1.0))

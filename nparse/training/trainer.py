@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import logging
 import random
+import re
 import signal
 import time
 from collections import Counter
@@ -50,10 +51,18 @@ from .settings import check_settings, device_and_precision, system_options
 log = logging.getLogger("nparse.train")
 
 
+TIMESTAMPED = re.compile(r"\d{4}-\d{2}-\d{2}_\d{2}-\d{2}-\d{2}")  # Hydra's default run folder names
+
+
 def latest_sibling_run(run_dir: Path) -> Path | None:
-    """The most recently written other run folder beside ``run_dir`` that holds a last.pt."""
+    """The most recently written other timestamped run folder beside ``run_dir`` that holds a
+    last.pt, when ``run_dir`` is one too (Hydra's default: a folder chosen with hydra.run.dir, a
+    sweep's numbered ones or a seed's in experiments/seed_runs.py, is meant to be new)."""
+    if not TIMESTAMPED.fullmatch(run_dir.name):
+        return None
     try:
-        found = [d for d in run_dir.parent.iterdir() if d != run_dir and (d / "last.pt").is_file()]
+        found = [d for d in run_dir.parent.iterdir()
+                 if d != run_dir and TIMESTAMPED.fullmatch(d.name) and (d / "last.pt").is_file()]  # fmt: skip
     except OSError:
         return None
     return max(found, key=lambda d: (d / "last.pt").stat().st_mtime, default=None)
@@ -91,7 +100,7 @@ class Trainer:
         if self.ranks.main:
             run_dir.mkdir(parents=True, exist_ok=True)
         tc = cfg.trainer
-        set_threads(tc.threads, log)
+        set_threads(tc.threads, log, "trainer.threads")
         self.stop_signal: int | None = None
         self.finishing = False  # past the last epoch
         self.log_handler: logging.Handler | None = None  # train.log of a resumed run
