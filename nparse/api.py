@@ -95,7 +95,7 @@ class Parser:
         commas) parse as one ensemble (``Parser.ensemble``). Torch's CPU threads (process-wide)
         are set by ``runtime.choose_threads``: ``threads`` when given, else SLURM/OMP_NUM_THREADS,
         else the allowed CPUs that other processes leave free (measured now, in a quarter of a
-        second). ``precision`` (``auto``, ``fp32``, ``bf16``) is that of the encoder and tables:
+        second). ``precision`` (``auto``, ``fp32``, ``bf16``, or ``fp16`` on a GPU) is that of the encoder and tables:
         ``auto`` is bfloat16 where the hardware computes it natively (``runtime.choose_precision``)."""
         paths = checkpoint_paths(path)
         dev = pick_device(device)

@@ -1,10 +1,10 @@
 """Parse text with a trained model.
 
     python -m nparse.parse model=CKPT [input=IN] [output=OUT] [format=auto|conllu|text|raw] [lang=xx]
-                           [beam_size=K] [nbest=k] [decoder=greedy|beam|mst] [device=auto|cpu|cuda]
+                           [beam_size=K] [nbest=k] [decoder=greedy|beam|mst] [device=auto|cpu|cuda|cuda:N]
                            [batch_size=N] [chunk=N] [scores=auto|local|raw] [temperature=T]
                            [threads=N] [segmenter=MODEL.udpipe] [output_format=auto|conllu|html]
-                           [precision=auto|fp32|bf16] [workers=N|auto]
+                           [precision=auto|fp32|bf16|fp16] [workers=N|auto]
 
 Input is CoNLL-U (HEAD/DEPREL are filled in, everything else is written back untouched) or
 pre-tokenized plain text, one sentence per line, or (format=raw) raw text, split into sentences and
