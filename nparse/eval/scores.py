@@ -37,7 +37,7 @@ class Scores:
 def predicted_tags(pred: Sequence[Sentence]) -> list[list[str] | None]:
     """Each predicted sentence's UPOS column, None where it is empty ('_'): ``score`` reports UPOS
     accuracy when every sentence has one (a tagger model's tags, or the tags its input had)."""
-    return [p.upos if any(t not in ("_", "") for t in p.upos[1:]) else None for p in pred]
+    return [p.tags for p in pred]
 
 
 def universal(deprel: str) -> str:

@@ -69,12 +69,16 @@ class Sentence:
         """File line number of word i (for error messages)."""
         return self.line + self.word_lines[i]
 
+    @property
+    def tags(self) -> list[str] | None:
+        """The UPOS column, None where it is empty ('_'): what pictures draw and scores count."""
+        return self.upos if any(t not in ("_", "") for t in self.upos[1:]) else None
+
     def svg(self) -> str:
         """The sentence's tree as an SVG picture (``viz/svg.py``; words without a head have no arc)."""
         from ..viz.svg import tree_svg
 
-        tags = self.upos if any(t not in ("_", "") for t in self.upos[1:]) else None
-        return tree_svg(self.forms, self.heads, self.deprels, tags, title=self.name)
+        return tree_svg(self.forms, self.heads, self.deprels, self.tags, title=self.name)
 
     def _repr_svg_(self) -> str:  # Jupyter shows the tree
         return self.svg()
