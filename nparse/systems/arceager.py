@@ -22,13 +22,13 @@ from ..trees import is_projective
 from .kernels import arceager as kernel
 from .base import NONE, Config, CostOracle, Gold, StaticOracle, TransitionSystem, front_arc
 
-SHIFT, LEFT, RIGHT, REDUCE = 0, 1, 2, 3
+SHIFT, LEFT, RIGHT, REDUCE = kernel.SHIFT, kernel.LEFT, kernel.RIGHT, kernel.REDUCE
 
 
 class ArcEager(TransitionSystem):
     name = "arceager"
     code = kernel.CODE
-    actions: ClassVar[tuple[str, ...]] = ("SHIFT", "LEFT", "RIGHT", "REDUCE")
+    actions: ClassVar[tuple[str, ...]] = kernel.ACTIONS
     base_slots = ("s0", "s1", "b0", "b1")
     roots = ("start",)
 

@@ -51,13 +51,13 @@ from .base import NONE, Config, Gold, StaticOracle
 from .kernels import arceager_swap as kernel
 from .swapstandard import maximal_projective_components
 
-SWAP = 4
+SWAP = kernel.SWAP
 
 
 class ArcEagerSwap(ArcEager):
     name = "arceager_swap"
     code = kernel.CODE
-    actions = ("SHIFT", "LEFT", "RIGHT", "REDUCE", "SWAP")  # arc-eager's and SWAP
+    actions = kernel.ACTIONS  # arc-eager's and SWAP
 
     def legal(self, c: Config) -> list[bool]:
         flags = self.named(super().legal(c))

@@ -29,13 +29,13 @@ from ..trees import is_projective
 from .kernels import archybrid as kernel
 from .base import NONE, Config, CostOracle, Gold, StaticOracle, TransitionSystem
 
-SHIFT, LEFT, RIGHT = 0, 1, 2
+SHIFT, LEFT, RIGHT = kernel.SHIFT, kernel.LEFT, kernel.RIGHT
 
 
 class ArcHybrid(TransitionSystem):
     name = "archybrid"
     code = kernel.CODE
-    actions: ClassVar[tuple[str, ...]] = ("SHIFT", "LEFT", "RIGHT")
+    actions: ClassVar[tuple[str, ...]] = kernel.ACTIONS
     base_slots = ("s0", "s1", "s2", "b0")
 
     modifier_slots = ("lmod(s0)", "rmod(s0)", "lmod(s1)", "rmod(s1)", "lmod(s2)", "rmod(s2)", "lmod(b0)")

@@ -35,13 +35,13 @@ from .kernels import archybrid_swap as kernel
 from .base import NONE, Config, CostOracle, Gold, StaticOracle
 from .search import ExactLoss
 
-SWAP = 3
+SWAP = kernel.SWAP
 
 
 class ArcHybridSwap(ArcHybrid):
     name = "archybrid_swap"
     code = kernel.CODE
-    actions = ("SHIFT", "LEFT", "RIGHT", "SWAP")
+    actions = kernel.ACTIONS
     roots = ("end",)
 
     def legal(self, c: Config) -> list[bool]:

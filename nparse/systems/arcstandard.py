@@ -14,13 +14,13 @@ from ..trees import is_projective
 from .kernels import arcstandard as kernel
 from .base import NONE, Config, Gold, StaticOracle, TransitionSystem
 
-SHIFT, LEFT, RIGHT = 0, 1, 2
+SHIFT, LEFT, RIGHT = kernel.SHIFT, kernel.LEFT, kernel.RIGHT
 
 
 class ArcStandard(TransitionSystem):
     name = "arcstandard"
     code = kernel.CODE
-    actions: ClassVar[tuple[str, ...]] = ("SHIFT", "LEFT", "RIGHT")
+    actions: ClassVar[tuple[str, ...]] = kernel.ACTIONS
     base_slots = ("s0", "s1", "s2", "b0")
     roots = ("start",)
 

@@ -55,7 +55,7 @@ from .kernels import covington as kernel
 from .base import NONE, Config, CostOracle, Gold, StaticOracle, TransitionSystem, front_arc
 from .search import ExactLoss
 
-SHIFT, LEFT, RIGHT, NOARC = 0, 1, 2, 3
+SHIFT, LEFT, RIGHT, NOARC = kernel.SHIFT, kernel.LEFT, kernel.RIGHT, kernel.NOARC
 
 
 class CovingtonConfig(Config):
@@ -95,7 +95,7 @@ class Covington(TransitionSystem[CovingtonConfig]):
     name = "covington"
     code = kernel.CODE
     row_blocks = ("stack2",)  # λ2
-    actions = ("SHIFT", "LEFT", "RIGHT", "NOARC")
+    actions = kernel.ACTIONS
     base_slots = ("s0", "s1", "b0", "b1", "d0")  # d0: leftmost word of λ2 (the last moved there)
     roots = ("start",)
 

@@ -40,13 +40,13 @@ from .kernels import swapstandard as kernel
 from .base import NONE, Config, Gold, Oracle, RowOracle, StaticOracle
 from .search import ExactLoss
 
-SWAP = 3
+SWAP = kernel.SWAP
 
 
 class SwapStandard(ArcStandard):
     name = "swapstandard"
     code = kernel.CODE
-    actions = ("SHIFT", "LEFT", "RIGHT", "SWAP")
+    actions = kernel.ACTIONS
 
     def legal(self, c: Config) -> list[bool]:
         stack = c.stack

@@ -42,7 +42,7 @@ from .kernels import twoplanar as kernel
 from .base import NONE, Config, CostOracle, Gold, RowOracle, StaticOracle, TransitionSystem, front_arc
 from .search import ExactLoss
 
-SHIFT, LEFT, RIGHT, REDUCE, SWITCH = 0, 1, 2, 3, 4
+SHIFT, LEFT, RIGHT, REDUCE, SWITCH = kernel.SHIFT, kernel.LEFT, kernel.RIGHT, kernel.REDUCE, kernel.SWITCH
 
 
 class TwoPlanarConfig(Config):
@@ -70,7 +70,7 @@ class TwoPlanar(TransitionSystem[TwoPlanarConfig]):
     name = "twoplanar"
     code = kernel.CODE
     row_blocks = ("stack2", "plane")
-    actions = ("SHIFT", "LEFT", "RIGHT", "REDUCE", "SWITCH")
+    actions = kernel.ACTIONS
     base_slots = ("s0", "s1", "s2", "b0", "t0", "t1")  # t: the inactive stack
     roots = ("start",)
 

@@ -11,6 +11,9 @@ from .rows import (
 )  # fmt: skip
 
 CODE = 1
+# The moves, numbered once here: the Python system takes its ``actions`` and constants from this.
+ACTIONS = ('SHIFT', 'LEFT', 'RIGHT', 'REDUCE')
+SHIFT, LEFT, RIGHT, REDUCE = range(4)
 
 
 @njit(cache=True)
@@ -28,10 +31,10 @@ def legal(row, off, root_end, out):
     nb = row[off[L_NB]]
     s0 = top(row, off, 0)
     headless = row[off[L_HEADS] + s0] == NONE
-    out[0] = nb > 0
-    out[1] = nb > 0 and s0 != 0 and headless
-    out[2] = nb > 0 and (s0 != 0 or row[off[L_LMOD]] == NONE)
-    out[3] = s0 != 0 and not headless
+    out[SHIFT] = nb > 0
+    out[LEFT] = nb > 0 and s0 != 0 and headless
+    out[RIGHT] = nb > 0 and (s0 != 0 or row[off[L_LMOD]] == NONE)
+    out[REDUCE] = s0 != 0 and not headless
 
 
 @njit(cache=True)
@@ -41,11 +44,11 @@ def positions(row, off, out):
 
 @njit(cache=True)
 def apply(row, off, a):
-    if a == 0:
+    if a == SHIFT:
         shift(row, off)
-    elif a == 1:
+    elif a == LEFT:
         left_pop(row, off)
-    elif a == 2:
+    elif a == RIGHT:
         b0 = pop_buffer(row, off)
         attach(row, off, top(row, off, 0), b0)
         push(row, off, L_STACK, b0)

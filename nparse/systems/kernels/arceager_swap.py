@@ -11,6 +11,9 @@ from . import arceager, archybrid_swap
 from .rows import L_HEADS, L_NB, buffer, is_ancestor, top
 
 CODE = 7
+# The moves, numbered once here: the Python system takes its ``actions`` and constants from this.
+ACTIONS = ('SHIFT', 'LEFT', 'RIGHT', 'REDUCE', 'SWAP')
+SHIFT, LEFT, RIGHT, REDUCE, SWAP = range(5)
 
 
 @njit(cache=True)
@@ -27,13 +30,13 @@ def terminal(row, off, root_end):
 def legal(row, off, root_end, out):
     arceager.legal(row, off, root_end, out)
     if row[off[L_NB]] == 0:
-        out[4] = False
+        out[SWAP] = False
         return
     b0 = buffer(row, off, 0)
     s0 = top(row, off, 0)
-    out[1] = out[1] and not is_ancestor(row, off, s0, b0)  # a swapped-back b0 may descend from s0
-    out[2] = out[2] and row[off[L_HEADS] + b0] == NONE and not is_ancestor(row, off, b0, s0)
-    out[4] = 0 < s0 and s0 < b0
+    out[LEFT] = out[LEFT] and not is_ancestor(row, off, s0, b0)  # a swapped-back b0 may descend from s0
+    out[RIGHT] = out[RIGHT] and row[off[L_HEADS] + b0] == NONE and not is_ancestor(row, off, b0, s0)
+    out[SWAP] = 0 < s0 and s0 < b0
 
 
 @njit(cache=True)
@@ -43,7 +46,7 @@ def positions(row, off, out):
 
 @njit(cache=True)
 def apply(row, off, a):
-    if a < 4:
+    if a < SWAP:
         arceager.apply(row, off, a)
     else:
-        archybrid_swap.apply(row, off, 3)  # the same SWAP: s0 back behind b0
+        archybrid_swap.apply(row, off, archybrid_swap.SWAP)  # the same SWAP: s0 back behind b0

@@ -7,6 +7,9 @@ from numba import njit
 from .rows import L_NB, L_NS, L_STACK, attach, buffer, initial_single, left_pop, shift, stack_buffer_positions
 
 CODE = 0
+# The moves, numbered once here: the Python system takes its ``actions`` and constants from this.
+ACTIONS = ('SHIFT', 'LEFT', 'RIGHT')
+SHIFT, LEFT, RIGHT = range(3)
 
 
 @njit(cache=True)
@@ -27,13 +30,13 @@ def legal(row, off, root_end, out):
     ns, nb = row[off[L_NS]], row[off[L_NB]]
     if root_end:
         b0_root = buffer(row, off, 0) == 0
-        out[0] = not b0_root
-        out[1] = ns > 0 and (not b0_root or ns == 1)
-        out[2] = ns > 1
+        out[SHIFT] = not b0_root
+        out[LEFT] = ns > 0 and (not b0_root or ns == 1)
+        out[RIGHT] = ns > 1
     else:
-        out[0] = nb > 0
-        out[1] = ns > 1 and nb > 0
-        out[2] = ns > 2 or (ns == 2 and nb == 0)
+        out[SHIFT] = nb > 0
+        out[LEFT] = ns > 1 and nb > 0
+        out[RIGHT] = ns > 2 or (ns == 2 and nb == 0)
 
 
 @njit(cache=True)
@@ -44,9 +47,9 @@ def positions(row, off, out):
 @njit(cache=True)
 def apply(row, off, a):
     stack, ns = off[L_STACK], off[L_NS]
-    if a == 0:
+    if a == SHIFT:
         shift(row, off)
-    elif a == 1:
+    elif a == LEFT:
         left_pop(row, off)
     else:  # RIGHT: s1 -> s0, s0 popped
         row[ns] -= 1

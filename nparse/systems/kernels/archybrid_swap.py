@@ -9,6 +9,9 @@ from . import archybrid
 from .rows import L_BUF, L_NB, L_NS, L_STACK, buffer, top
 
 CODE = 5
+# The moves, numbered once here: the Python system takes its ``actions`` and constants from this.
+ACTIONS = ('SHIFT', 'LEFT', 'RIGHT', 'SWAP')
+SHIFT, LEFT, RIGHT, SWAP = range(4)
 
 
 @njit(cache=True)
@@ -26,7 +29,7 @@ def legal(row, off, root_end, out):
     archybrid.legal(row, off, root_end, out)
     if root_end:
         b0 = buffer(row, off, 0)
-        out[3] = row[off[L_NS]] > 0 and b0 != 0 and top(row, off, 0) < b0
+        out[SWAP] = row[off[L_NS]] > 0 and b0 != 0 and top(row, off, 0) < b0
 
 
 @njit(cache=True)
@@ -36,7 +39,7 @@ def positions(row, off, out):
 
 @njit(cache=True)
 def apply(row, off, a):
-    if a < 3:
+    if a < SWAP:
         archybrid.apply(row, off, a)
         return
     stack, ns = off[L_STACK], off[L_NS]  # SWAP: s0 goes back into the buffer behind b0

@@ -7,6 +7,9 @@ from numba import njit
 from .rows import L_NB, L_NS, L_STACK, attach, initial_single, shift, stack_buffer_positions, top
 
 CODE = 2
+# The moves, numbered once here: the Python system takes its ``actions`` and constants from this.
+ACTIONS = ('SHIFT', 'LEFT', 'RIGHT')
+SHIFT, LEFT, RIGHT = range(3)
 
 
 @njit(cache=True)
@@ -24,9 +27,9 @@ def legal(row, off, root_end, out):
     ns, nb = row[off[L_NS]], row[off[L_NB]]
     pair = ns > 1
     s1_word = pair and top(row, off, 1) != 0
-    out[0] = nb > 0
-    out[1] = s1_word
-    out[2] = pair and (s1_word or nb == 0)
+    out[SHIFT] = nb > 0
+    out[LEFT] = s1_word
+    out[RIGHT] = pair and (s1_word or nb == 0)
 
 
 @njit(cache=True)
@@ -37,9 +40,9 @@ def positions(row, off, out):
 @njit(cache=True)
 def apply(row, off, a):
     stack, ns = off[L_STACK], off[L_NS]
-    if a == 0:
+    if a == SHIFT:
         shift(row, off)
-    elif a == 1:  # LEFT: s0 -> s1, s1 removed
+    elif a == LEFT:  # LEFT: s0 -> s1, s1 removed
         n_stack = row[ns]
         d = row[stack + n_stack - 2]
         row[stack + n_stack - 2] = row[stack + n_stack - 1]

@@ -13,6 +13,9 @@ from .rows import (
 )  # fmt: skip
 
 CODE = 6
+# The moves, numbered once here: the Python system takes its ``actions`` and constants from this.
+ACTIONS = ('SHIFT', 'LEFT', 'RIGHT', 'NOARC')
+SHIFT, LEFT, RIGHT, NOARC = range(4)
 
 
 @njit(cache=True)
@@ -30,14 +33,14 @@ def terminal(row, off, root_end):
 def legal(row, off, root_end, out):
     if row[off[L_NB]] == 0:
         return
-    out[0] = True
+    out[SHIFT] = True
     if row[off[L_NS]] == 0:
         return
     heads = off[L_HEADS]
     i, j = top(row, off, 0), buffer(row, off, 0)
-    out[1] = i != 0 and row[heads + i] == NONE and not is_ancestor(row, off, i, j)
-    out[2] = row[heads + j] == NONE and not is_ancestor(row, off, j, i) and (i != 0 or row[off[L_LMOD]] == NONE)
-    out[3] = True
+    out[LEFT] = i != 0 and row[heads + i] == NONE and not is_ancestor(row, off, i, j)
+    out[RIGHT] = row[heads + j] == NONE and not is_ancestor(row, off, j, i) and (i != 0 or row[off[L_LMOD]] == NONE)
+    out[NOARC] = True
 
 
 @njit(cache=True)
@@ -50,16 +53,16 @@ def positions(row, off, out):
 @njit(cache=True)
 def apply(row, off, a):
     ns, ns2 = off[L_NS], off[L_NS2]
-    if a == 0:  # SHIFT: lambda1 . lambda2 . j
+    if a == SHIFT:  # SHIFT: lambda1 . lambda2 . j
         while row[ns2] > 0:
             row[ns2] -= 1
             push(row, off, L_STACK, row[off[L_STACK2] + row[ns2]])
         push(row, off, L_STACK, pop_buffer(row, off))
         return
     i = top(row, off, 0)
-    if a == 1:
+    if a == LEFT:
         attach(row, off, buffer(row, off, 0), i)
-    elif a == 2:
+    elif a == RIGHT:
         attach(row, off, i, buffer(row, off, 0))
     row[ns] -= 1
     push(row, off, L_STACK2, i)

@@ -9,6 +9,9 @@ from . import arcstandard
 from .rows import L_BUF, L_NB, L_NS, L_STACK, top
 
 CODE = 3
+# The moves, numbered once here: the Python system takes its ``actions`` and constants from this.
+ACTIONS = ('SHIFT', 'LEFT', 'RIGHT', 'SWAP')
+SHIFT, LEFT, RIGHT, SWAP = range(4)
 
 
 @njit(cache=True)
@@ -25,7 +28,7 @@ def terminal(row, off, root_end):
 def legal(row, off, root_end, out):
     arcstandard.legal(row, off, root_end, out)
     s1 = top(row, off, 1)
-    out[3] = row[off[L_NS]] > 2 and 0 < s1 and s1 < top(row, off, 0)
+    out[SWAP] = row[off[L_NS]] > 2 and 0 < s1 and s1 < top(row, off, 0)
 
 
 @njit(cache=True)
@@ -35,7 +38,7 @@ def positions(row, off, out):
 
 @njit(cache=True)
 def apply(row, off, a):
-    if a < 3:
+    if a < SWAP:
         arcstandard.apply(row, off, a)
         return
     stack, ns = off[L_STACK], off[L_NS]  # SWAP: s1 back to the buffer

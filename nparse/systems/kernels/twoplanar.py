@@ -12,6 +12,9 @@ from .rows import (
 )  # fmt: skip
 
 CODE = 4
+# The moves, numbered once here: the Python system takes its ``actions`` and constants from this.
+ACTIONS = ('SHIFT', 'LEFT', 'RIGHT', 'REDUCE', 'SWITCH')
+SHIFT, LEFT, RIGHT, REDUCE, SWITCH = range(5)
 
 
 @njit(cache=True)
@@ -37,11 +40,11 @@ def legal(row, off, root_end, out):
     _, na = active_stack(row, off)
     if na > 0:
         s0 = top(row, off, 0)
-        out[1] = s0 != 0 and row[heads + s0] == NONE and not is_ancestor(row, off, s0, b0)
-        out[2] = row[heads + b0] == NONE and not is_ancestor(row, off, b0, s0) and (s0 != 0 or row[off[L_LMOD]] == NONE)
-    out[0] = True
-    out[3] = na > 0
-    out[4] = row[off[L_SWITCHED]] == 0
+        out[LEFT] = s0 != 0 and row[heads + s0] == NONE and not is_ancestor(row, off, s0, b0)
+        out[RIGHT] = row[heads + b0] == NONE and not is_ancestor(row, off, b0, s0) and (s0 != 0 or row[off[L_LMOD]] == NONE)
+    out[SHIFT] = True
+    out[REDUCE] = na > 0
+    out[SWITCH] = row[off[L_SWITCHED]] == 0
 
 
 @njit(cache=True)
@@ -59,19 +62,19 @@ def positions(row, off, out):
 def apply(row, off, a):
     row[off[L_SWITCHED]] = 0
     active = row[off[L_ACTIVE]]
-    if a == 0:  # SHIFT onto both stacks
+    if a == SHIFT:  # SHIFT onto both stacks
         b0 = pop_buffer(row, off)
         push(row, off, L_STACK, b0)
         push(row, off, L_STACK2, b0)
-    elif a == 1:  # LEFT: b0 -> s0
+    elif a == LEFT:  # LEFT: b0 -> s0
         d = top(row, off, 0)
         attach(row, off, buffer(row, off, 0), d)
         row[off[L_PLANE] + d] = active
-    elif a == 2:  # RIGHT: s0 -> b0
+    elif a == RIGHT:  # RIGHT: s0 -> b0
         d = buffer(row, off, 0)
         attach(row, off, top(row, off, 0), d)
         row[off[L_PLANE] + d] = active
-    elif a == 3:  # REDUCE
+    elif a == REDUCE:  # REDUCE
         row[off[L_NS if active == 0 else L_NS2]] -= 1
     else:  # SWITCH
         row[off[L_ACTIVE]] = 1 - active
