@@ -10,8 +10,8 @@ when an oracle has to read it; ``tests/test_arrays.py`` runs every system in loc
 Python twin.
 
 Each system's compiled transitions live in ``kernels/<name>.py`` (its class names the kernel by
-``code``); this module holds the layout of a row (``kernels/rows.py`` says where each part lives)
-and dispatches on the code, one line per system.
+``code``) and ``kernels/dispatch.py`` dispatches on the code, one line per system; this module
+holds the layout of a row (``kernels/rows.py`` says where each part lives) and the batched kernels.
 """
 
 from __future__ import annotations
@@ -21,15 +21,11 @@ from numba import njit
 
 from .base import NONE, Config, TransitionSystem
 from .factors import grow, open_words, scan
-from .kernels import arceager, arceager_swap, archybrid, archybrid_swap, arcstandard, covington, swapstandard, twoplanar
+from .kernels.dispatch import KERNELS, apply_one, initial_one, legal_row, positions_row, terminal_row
 from .kernels.rows import (  # noqa: F401  (the offsets are part of this module's interface)
     L_ACTIVE, L_BUF, L_COUNTED, L_HEADS, L_LMOD, L_N, L_NB, L_NS, L_NS2, L_PLANE, L_RMOD, L_STACK, L_STACK2,
     L_STEPS, L_SWITCHED, L_WIDTH,
 )  # fmt: skip
-
-KERNELS = {
-    m.CODE: m for m in (archybrid, arceager, arcstandard, swapstandard, twoplanar, archybrid_swap, covington, arceager_swap)
-}
 
 
 class Layout:
@@ -180,118 +176,13 @@ class Layout:
         return row
 
 
-# -- dispatch: one line per system ------------------------------------------------------------
-
-
-@njit(cache=True)
-def _initial_one(row, off, code, root_end, n):
-    if code == archybrid.CODE:
-        archybrid.initial(row, off, root_end, n)
-    elif code == arceager.CODE:
-        arceager.initial(row, off, root_end, n)
-    elif code == arcstandard.CODE:
-        arcstandard.initial(row, off, root_end, n)
-    elif code == swapstandard.CODE:
-        swapstandard.initial(row, off, root_end, n)
-    elif code == twoplanar.CODE:
-        twoplanar.initial(row, off, root_end, n)
-    elif code == archybrid_swap.CODE:
-        archybrid_swap.initial(row, off, root_end, n)
-    elif code == covington.CODE:
-        covington.initial(row, off, root_end, n)
-    elif code == arceager_swap.CODE:
-        arceager_swap.initial(row, off, root_end, n)
-
-
-@njit(cache=True)
-def _terminal(row, off, code, root_end):
-    if code == archybrid.CODE:
-        return archybrid.terminal(row, off, root_end)
-    if code == arceager.CODE:
-        return arceager.terminal(row, off, root_end)
-    if code == arcstandard.CODE:
-        return arcstandard.terminal(row, off, root_end)
-    if code == swapstandard.CODE:
-        return swapstandard.terminal(row, off, root_end)
-    if code == twoplanar.CODE:
-        return twoplanar.terminal(row, off, root_end)
-    if code == archybrid_swap.CODE:
-        return archybrid_swap.terminal(row, off, root_end)
-    if code == arceager_swap.CODE:
-        return arceager_swap.terminal(row, off, root_end)
-    return covington.terminal(row, off, root_end)
-
-
-@njit(cache=True)
-def _legal(row, off, code, root_end, out):
-    for a in range(out.shape[0]):
-        out[a] = False
-    if code == archybrid.CODE:
-        archybrid.legal(row, off, root_end, out)
-    elif code == arceager.CODE:
-        arceager.legal(row, off, root_end, out)
-    elif code == arcstandard.CODE:
-        arcstandard.legal(row, off, root_end, out)
-    elif code == swapstandard.CODE:
-        swapstandard.legal(row, off, root_end, out)
-    elif code == twoplanar.CODE:
-        twoplanar.legal(row, off, root_end, out)
-    elif code == archybrid_swap.CODE:
-        archybrid_swap.legal(row, off, root_end, out)
-    elif code == covington.CODE:
-        covington.legal(row, off, root_end, out)
-    elif code == arceager_swap.CODE:
-        arceager_swap.legal(row, off, root_end, out)
-
-
-@njit(cache=True)
-def _positions(row, off, code, out):
-    if code == archybrid.CODE:
-        archybrid.positions(row, off, out)
-    elif code == arceager.CODE:
-        arceager.positions(row, off, out)
-    elif code == arcstandard.CODE:
-        arcstandard.positions(row, off, out)
-    elif code == swapstandard.CODE:
-        swapstandard.positions(row, off, out)
-    elif code == twoplanar.CODE:
-        twoplanar.positions(row, off, out)
-    elif code == archybrid_swap.CODE:
-        archybrid_swap.positions(row, off, out)
-    elif code == covington.CODE:
-        covington.positions(row, off, out)
-    elif code == arceager_swap.CODE:
-        arceager_swap.positions(row, off, out)
-
-
-@njit(cache=True)
-def _apply_one(row, off, code, a):
-    if code == archybrid.CODE:
-        archybrid.apply(row, off, a)
-    elif code == arceager.CODE:
-        arceager.apply(row, off, a)
-    elif code == arcstandard.CODE:
-        arcstandard.apply(row, off, a)
-    elif code == swapstandard.CODE:
-        swapstandard.apply(row, off, a)
-    elif code == twoplanar.CODE:
-        twoplanar.apply(row, off, a)
-    elif code == archybrid_swap.CODE:
-        archybrid_swap.apply(row, off, a)
-    elif code == covington.CODE:
-        covington.apply(row, off, a)
-    elif code == arceager_swap.CODE:
-        arceager_swap.apply(row, off, a)
-    row[off[L_STEPS]] += 1
-
-
 # -- batched kernels ---------------------------------------------------------------------------
 
 
 @njit(cache=True)
 def _initial(states, off, code, root_end, lengths):
     for i in range(states.shape[0]):
-        _initial_one(states[i], off, code, root_end, lengths[i])
+        initial_one(states[i], off, code, root_end, lengths[i])
 
 
 @njit(cache=True)
@@ -299,7 +190,7 @@ def _inspect(states, off, code, root_end, n_base, mod_left, mod_src, offsets, em
     words = np.empty(rows.shape[1], dtype=np.int64)
     for i in range(states.shape[0]):
         row = states[i]
-        _positions(row, off, code, words)
+        positions_row(row, off, code, words)
         for k in range(mod_src.shape[0]):
             w = words[mod_src[k]]
             if w == NONE:
@@ -308,15 +199,15 @@ def _inspect(states, off, code, root_end, n_base, mod_left, mod_src, offsets, em
                 words[n_base + k] = row[(off[L_LMOD] if mod_left[k] else off[L_RMOD]) + w]
         for k in range(rows.shape[1]):
             rows[i, k] = empty if words[k] == NONE else offsets[i] + words[k]
-        _legal(row, off, code, root_end, legal[i])
-        done[i] = _terminal(row, off, code, root_end)
+        legal_row(row, off, code, root_end, legal[i])
+        done[i] = terminal_row(row, off, code, root_end)
 
 
 @njit(cache=True)
 def _apply(states, off, code, actions):
     for i in range(states.shape[0]):
         if actions[i] >= 0:
-            _apply_one(states[i], off, code, actions[i])
+            apply_one(states[i], off, code, actions[i])
 
 
 # -- completion model bookkeeping (see factors.py) ---------------------------------------------
@@ -326,7 +217,7 @@ def _apply(states, off, code, actions):
 def _open(row, off, code, root_end, opened):
     n = row[off[L_N]]
     ns1 = row[off[L_NS2]]  # 0 for systems with one stack
-    terminal = _terminal(row, off, code, root_end)
+    terminal = terminal_row(row, off, code, root_end)
     open_words(row, off[L_STACK], row[off[L_NS]], off[L_STACK2], ns1, off[L_BUF], row[off[L_NB]], n, terminal, opened)
 
 
@@ -364,7 +255,7 @@ def _candidates(states, off, code, root_end, mask, legal, done, start, end, out_
             if not legal[i, a]:
                 continue
             scratch[:] = states[i]
-            _apply_one(scratch, off, code, a)
+            apply_one(scratch, off, code, a)
             _open(scratch, off, code, root_end, opened)
             stop = scan(scratch, off[L_HEADS], off[L_LMOD], off[L_RMOD], off[L_COUNTED], n, mask, opened, True,
                         out_kind, out_nodes, end)  # fmt: skip
