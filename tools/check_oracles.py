@@ -3,6 +3,7 @@
     python tools/check_oracles.py [--system NAME] [--all-up-to N] [--random-up-to M] [--per-size K]
     python tools/check_oracles.py --planar-agnostic [--all-up-to N]
     python tools/check_oracles.py --beam [--system NAME] [--all-up-to N] [--random-up-to M] [--per-size K]
+    python tools/check_oracles.py --rows [--system NAME]
 
 The first form compares every dynamic and non-deterministic oracle (or one system's) with
 exhaustive search, as tests/test_oracles.py does, on every tree up to N words and K random trees
@@ -10,7 +11,10 @@ of each size up to M. The second reports how often the 2-Planar dynamic oracle's
 differs from the plane-agnostic one (minimum Hamming loss over every plane assignment) on
 configurations reached by random transitions. The third checks the *correct* marks of beam items
 in global training against exhaustive search (nparse/training/beam_check.py) for every oracle,
-as tests/test_global.py does at smaller sizes.
+as tests/test_global.py does at smaller sizes. The fourth walks every system with every oracle
+over the whole of EWT dev, Greek-GDT dev and the non-projective Hungarian-Szeged dev sentences,
+along gold paths and explored paths, comparing the compiled oracles on rows with the Python
+references at every step (tests/test_row_oracles.py walks a slice).
 """
 
 from __future__ import annotations
@@ -97,6 +101,30 @@ def beam(args) -> None:
         )
 
 
+def rows(args) -> None:
+    """The compiled oracles against the Python ones on whole treebank dev sets (``lockstep``)."""
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+    from tests.test_row_oracles import treebank_trees, variants
+    from nparse.systems.verification import lockstep
+
+    trees = [t for code, ts in treebank_trees().items() for t in ts]
+    for name, root, oracle_name, options in variants():
+        if args.system and not name.startswith(args.system):
+            continue
+        system = make_system(name, **root)
+        oracle = make_oracle(system, oracle_name, **options)
+        start = time.perf_counter()
+        for explore_p in (0.0, 0.3):
+            result = lockstep(system, oracle, trees, random.Random(args.seed), explore_p)
+            path = "gold paths" if explore_p == 0 else "explored paths"
+            status = "OK" if not result.mismatches else f"MISMATCHES, first: {result.mismatches[0]}"
+            print(f"{name} {root} {oracle_name} {options} on {path}: {result.configurations} configurations, "
+                  f"{result.skipped} skipped, {status} ({time.perf_counter() - start:.0f} s)", flush=True)  # fmt: skip
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--system", help="only cases whose label starts with this (e.g. twoplanar)")
@@ -107,7 +135,11 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--planar-agnostic", action="store_true")
     ap.add_argument("--beam", action="store_true", help="check the correct marks of beam items instead")
+    ap.add_argument("--rows", action="store_true", help="the compiled oracles against the Python ones on treebank sentences")
     args = ap.parse_args()
+    if args.rows:
+        rows(args)
+        return
     if args.beam:
         beam(args)
     else:

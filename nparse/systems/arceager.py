@@ -20,6 +20,7 @@ from typing import ClassVar, Hashable
 
 from ..trees import is_projective
 from .kernels import arceager as kernel
+from .kernels import oracles as row_kernels
 from .base import NONE, Config, CostOracle, Gold, StaticOracle, TransitionSystem, front_arc
 
 SHIFT, LEFT, RIGHT, REDUCE = kernel.SHIFT, kernel.LEFT, kernel.RIGHT, kernel.REDUCE
@@ -90,6 +91,7 @@ class ArcEagerStatic(StaticOracle):
     """Nivre (2008): LEFT, RIGHT, REDUCE when s0 has nothing left to do with the buffer, SHIFT."""
 
     name = "static"
+    row_code = row_kernels.ARCEAGER_STATIC
 
     def prepare(self, heads):
         return Gold(heads) if is_projective(list(heads)) else None
@@ -114,6 +116,7 @@ class ArcEagerDynamic(CostOracle):
     """Goldberg & Nivre (2012) costs with the single-root rule (see the module docstring)."""
 
     name = "dynamic"
+    row_code = row_kernels.ARCEAGER_DYNAMIC
 
     def reaches(self, gold: Gold) -> bool:
         return is_projective(gold.heads)

@@ -49,6 +49,7 @@ from ..trees import is_ancestor, projective_order
 from .arceager import LEFT, REDUCE, RIGHT, SHIFT, ArcEager
 from .base import NONE, Config, Gold, StaticOracle
 from .kernels import arceager_swap as kernel
+from .kernels import oracles as row_kernels
 from .swapstandard import maximal_projective_components
 
 SWAP = kernel.SWAP
@@ -92,6 +93,7 @@ class ArcEagerSwapEager(StaticOracle[ArcEagerSwap, SwapOrderGold]):
     """The EAGER order of the module docstring."""
 
     name = "eager"
+    row_code = row_kernels.EAGER_SWAP_EAGER
 
     def prepare(self, heads: Sequence[int]) -> SwapOrderGold:
         return SwapOrderGold(heads)
@@ -136,6 +138,7 @@ class ArcEagerSwapLazy(StaticOracle[ArcEagerSwap, LazySwapGold]):
     """The LAZY order of the module docstring: parked words are built into their MPC first."""
 
     name = "lazy"
+    row_code = row_kernels.EAGER_SWAP_LAZY
 
     def prepare(self, heads: Sequence[int]) -> LazySwapGold:
         return LazySwapGold(heads)

@@ -27,6 +27,7 @@ from typing import ClassVar, Hashable
 
 from ..trees import is_projective
 from .kernels import archybrid as kernel
+from .kernels import oracles as row_kernels
 from .base import NONE, Config, CostOracle, Gold, StaticOracle, TransitionSystem
 
 SHIFT, LEFT, RIGHT = kernel.SHIFT, kernel.LEFT, kernel.RIGHT
@@ -98,6 +99,7 @@ class ArcHybridStatic(StaticOracle):
     """
 
     name = "static"
+    row_code = row_kernels.ARCHYBRID_STATIC
 
     def prepare(self, heads):
         return Gold(heads) if is_projective(list(heads)) else None
@@ -119,6 +121,7 @@ class ArcHybridDynamic(CostOracle):
     """Goldberg & Nivre (2013) costs, exact on projective trees (see the module docstring)."""
 
     name = "dynamic"
+    row_code = row_kernels.ARCHYBRID_DYNAMIC
 
     def reaches(self, gold: Gold) -> bool:
         return is_projective(gold.heads)

@@ -32,6 +32,8 @@ from typing import Sequence
 from ..trees import projective_order
 from .archybrid import LEFT, RIGHT, SHIFT, ArcHybrid
 from .kernels import archybrid_swap as kernel
+from .kernels import archybrid_swap_oracle as oracle_kernel
+from .kernels import oracles as row_kernels
 from .base import NONE, Config, CostOracle, Gold, StaticOracle
 from .search import ExactLoss
 
@@ -114,10 +116,14 @@ def swap_due(c: Config, gold: SwapHybridGold, lazy: bool = False) -> bool:
 
 class ArcHybridSwapStatic(StaticOracle):
     name = "static"
+    row_code = row_kernels.HYBRID_SWAP_STATIC
 
     def __init__(self, system, lazy: bool = False):
         super().__init__(system)
         self.lazy = lazy
+
+    def row_options(self) -> int:
+        return oracle_kernel.LAZY if self.lazy else 0
 
     def prepare(self, heads):
         return SwapHybridGold(heads, self.system)
@@ -135,6 +141,7 @@ class ArcHybridSwapDynamic(CostOracle):
     """Static SWAP decision, dynamic costs for the other transitions (module docstring)."""
 
     name = "static_dynamic"
+    row_code = row_kernels.HYBRID_SWAP_DYNAMIC
 
     def prepare(self, heads):
         return SwapHybridGold(heads, self.system)

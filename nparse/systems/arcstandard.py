@@ -12,6 +12,7 @@ from typing import ClassVar, Hashable
 
 from ..trees import is_projective
 from .kernels import arcstandard as kernel
+from .kernels import oracles as row_kernels
 from .base import NONE, Config, Gold, StaticOracle, TransitionSystem
 
 SHIFT, LEFT, RIGHT = kernel.SHIFT, kernel.LEFT, kernel.RIGHT
@@ -77,6 +78,7 @@ class ArcStandardStatic(StaticOracle):
     """LEFT if s1 is complete and s0 is its head, RIGHT if s0 is complete and s1 its head, else SHIFT."""
 
     name = "static"
+    row_code = row_kernels.ARCSTANDARD_STATIC
 
     def prepare(self, heads):
         return Gold(heads) if is_projective(list(heads)) else None

@@ -186,19 +186,26 @@ def _initial(states, off, code, root_end, lengths):
 
 
 @njit(cache=True)
+def feature_row(row, off, code, n_base, mod_left, mod_src, offset, empty, words, out):
+    """The feature row of one configuration: the table row of the word at every position
+    (``offset + word``), ``empty`` where there is none; ``words`` is scratch of the same width."""
+    positions_row(row, off, code, words)
+    for k in range(mod_src.shape[0]):
+        w = words[mod_src[k]]
+        if w == NONE:
+            words[n_base + k] = NONE
+        else:
+            words[n_base + k] = row[(off[L_LMOD] if mod_left[k] else off[L_RMOD]) + w]
+    for k in range(out.shape[0]):
+        out[k] = empty if words[k] == NONE else offset + words[k]
+
+
+@njit(cache=True)
 def _inspect(states, off, code, root_end, n_base, mod_left, mod_src, offsets, empty, rows, legal, done):
     words = np.empty(rows.shape[1], dtype=np.int64)
     for i in range(states.shape[0]):
         row = states[i]
-        positions_row(row, off, code, words)
-        for k in range(mod_src.shape[0]):
-            w = words[mod_src[k]]
-            if w == NONE:
-                words[n_base + k] = NONE
-            else:
-                words[n_base + k] = row[(off[L_LMOD] if mod_left[k] else off[L_RMOD]) + w]
-        for k in range(rows.shape[1]):
-            rows[i, k] = empty if words[k] == NONE else offsets[i] + words[k]
+        feature_row(row, off, code, n_base, mod_left, mod_src, offsets[i], empty, words, rows[i])
         legal_row(row, off, code, root_end, legal[i])
         done[i] = terminal_row(row, off, code, root_end)
 

@@ -15,12 +15,10 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, Hashable, Sequence, TypeVar
 
-import numpy as np
-
 from ..trees import children_of
 
 if TYPE_CHECKING:
-    from .arrays import Layout
+    from .row_oracle import RowOracle
 
 NONE = -1  # "no word": empty feature position, missing head, missing modifier
 
@@ -241,6 +239,7 @@ class Oracle(ABC, Generic[S, G]):
 
     name: ClassVar[str]
     complete: ClassVar[bool] = False
+    row_code: ClassVar[int]  # its compiled twin in kernels/oracles.py (one code per oracle)
 
     def __init__(self, system: S):
         self.system = system
@@ -255,9 +254,20 @@ class Oracle(ABC, Generic[S, G]):
         of ``system``)."""
 
     def for_rows(self, golds: Sequence[G]) -> "RowOracle":
-        """``correct`` on rows for a batch of sentences (beam training keeps its items as rows).
-        An oracle with a compiled cost on rows overrides it to skip building ``Config`` objects."""
+        """This oracle's compiled twin (``row_code``) for rows of a batch of these sentences:
+        greedy and global training ask it, never ``correct`` on ``Config`` objects."""
+        from .row_oracle import RowOracle
+
         return RowOracle(self, golds)
+
+    def row_options(self) -> int:
+        """The option bits the compiled twin reads (``opt`` in ``kernels/oracles.py``)."""
+        return 0
+
+    def replayed(self, gold: G) -> Sequence[int]:
+        """The transition sequence a replayed static oracle reads at the step count (computed
+        when the sentence was prepared); empty for the others."""
+        return ()
 
     def may_explore(self, c: Config, gold: G, action: int) -> bool:
         """Whether training with exploration may follow a wrong ``action`` here."""
@@ -267,37 +277,6 @@ class Oracle(ABC, Generic[S, G]):
         """Whether the correct derivations rebuild the gold tree itself (not only the best
         reachable one): false for trees the system cannot build that the oracle still accepts."""
         return True
-
-
-class RowOracle:
-    """An oracle's correct transitions for items kept as rows of a batch of sentences: this
-    default turns each row into a ``Config`` (once per distinct row) and asks ``correct``."""
-
-    def __init__(self, oracle: "Oracle[Any, Any]", golds: Sequence[Gold]):
-        self.oracle, self.golds = oracle, golds
-
-    def concatenated(self, name: str) -> np.ndarray:
-        """One per-word array of every gold tree (attribute ``name``), end to end, for compiled
-        oracles; tree g starts at ``self.starts()[g]``."""
-        return np.concatenate([getattr(g, name) for g in self.golds])
-
-    def starts(self) -> np.ndarray:
-        """Where each gold tree's words start in ``concatenated`` arrays, and the end."""
-        return np.cumsum([0] + [len(g.heads) for g in self.golds]).astype(np.int64)
-
-    def __call__(self, layout: "Layout", states: np.ndarray, items: np.ndarray, sent: np.ndarray) -> np.ndarray:
-        """Flags [len(items), actions]: the correct transitions of rows ``states[items]``, row i
-        belonging to sentence ``sent[i]`` of ``golds``."""
-        out = np.zeros((len(items), len(self.oracle.system.actions)), dtype=bool)
-        seen: dict[tuple[int, bytes], np.ndarray] = {}  # the beam and the gold beam share items
-        for k, i in enumerate(items.tolist()):
-            key = (int(sent[i]), states[i].tobytes())
-            flags = seen.get(key)
-            if flags is None:
-                c = layout.to_config(states, i)
-                flags = seen[key] = np.array(self.oracle.correct(c, self.golds[sent[i]]), dtype=bool)
-            out[k] = flags
-        return out
 
 
 class StaticOracle(Oracle[S, G]):

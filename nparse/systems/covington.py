@@ -52,6 +52,7 @@ import numpy as np
 from ..trees import is_ancestor
 from .kernels import covington_oracle as oracle_kernels
 from .kernels import covington as kernel
+from .kernels import oracles as row_kernels
 from .base import NONE, Config, CostOracle, Gold, StaticOracle, TransitionSystem, front_arc
 from .search import ExactLoss
 
@@ -164,6 +165,7 @@ class CovingtonStatic(StaticOracle):
     """Nivre (2008): LEFT, RIGHT, NOARC while j has a pending gold arc further left in λ1, SHIFT."""
 
     name = "static"
+    row_code = row_kernels.COVINGTON_STATIC
 
     def prepare(self, heads: Sequence[int]) -> Gold:
         return Gold(heads)  # every tree, projective or not
@@ -189,6 +191,7 @@ class CovingtonDynamic(CostOracle):
     """Gómez-Rodríguez & Fernández-González (2015) with the single-root rule (module docstring)."""
 
     name = "dynamic"
+    row_code = row_kernels.COVINGTON_DYNAMIC
 
     def costs(self, c: Config, gold: Gold) -> list[int | None]:
         """The costs of ``reference_costs``, computed by the compiled kernel."""

@@ -37,7 +37,8 @@ from ..trees import projective_order
 from .kernels import swapstandard_oracle as oracle_kernels
 from .arcstandard import LEFT, RIGHT, SHIFT, ArcStandard
 from .kernels import swapstandard as kernel
-from .base import NONE, Config, Gold, Oracle, RowOracle, StaticOracle
+from .kernels import oracles as row_kernels
+from .base import NONE, Config, Gold, Oracle, StaticOracle
 from .search import ExactLoss
 
 SWAP = kernel.SWAP
@@ -148,6 +149,7 @@ class _SwapOracleBase:
 
 class SwapEager(_SwapOracleBase, StaticOracle):
     name = "eager"
+    row_code = row_kernels.SWAP_EAGER
 
     def next(self, c: Config, gold: Gold) -> int:
         return eager_next(c, gold)  # type: ignore[arg-type]
@@ -155,6 +157,7 @@ class SwapEager(_SwapOracleBase, StaticOracle):
 
 class SwapLazy(_SwapOracleBase, StaticOracle):
     name = "lazy"
+    row_code = row_kernels.SWAP_LAZY
 
     def next(self, c: Config, gold: Gold) -> int:
         if can_left(c, gold):
@@ -176,6 +179,7 @@ class SwapMinimal(_SwapOracleBase, StaticOracle):
     """
 
     name = "minimal"
+    row_code = row_kernels.REPLAY
 
     def __init__(self, system: SwapStandard, time_limit: float = 2.0):
         super().__init__(system)
@@ -192,6 +196,9 @@ class SwapMinimal(_SwapOracleBase, StaticOracle):
     def next(self, c: Config, gold: Gold) -> int:
         # Static training follows the oracle, so the configuration is the sequence's c.steps-th one.
         return gold.minimal[c.steps]  # type: ignore[attr-defined]
+
+    def replayed(self, gold: Gold) -> list[int]:
+        return gold.minimal  # type: ignore[attr-defined]
 
 
 def minimal_sequence(gold: SwapGold, system: SwapStandard, time_limit: float = 0.0) -> tuple[list[int], bool]:
@@ -258,6 +265,7 @@ class SwapNDSW(_SwapOracleBase, Oracle):
     """SHIFT/SWAP ambiguity only."""
 
     name = "ndsw"
+    row_code = row_kernels.SWAP_NDSW
 
     def correct(self, c: Config, gold: Gold) -> list[bool]:
         flags = [False, False, False, False]
@@ -277,30 +285,12 @@ class SwapNDAll(_SwapOracleBase, Oracle):
     """Every spurious ambiguity (SHIFT/LEFT, SHIFT/RIGHT, SHIFT/SWAP)."""
 
     name = "ndall"
+    row_code = row_kernels.SWAP_NDALL
 
     def correct(self, c: Config, gold: Gold) -> list[bool]:
         flags = [False, can_left(c, gold), can_right(c, gold), can_swap(c, gold)]  # type: ignore[arg-type]
         flags[SHIFT] = oracle_kernels.can_shift(c, gold) if any(flags) else True
         return flags
-
-    def for_rows(self, golds: Sequence[SwapGold]) -> RowOracle:  # type: ignore[override]
-        return SwapNDAllRows(self, golds)
-
-
-class SwapNDAllRows(RowOracle):
-    """ND-ALL for all asked rows of a batch in one compiled call, without ``Config`` objects."""
-
-    def __init__(self, oracle: SwapNDAll, golds: Sequence[SwapGold]):
-        super().__init__(oracle, golds)
-        self.gh, self.proj, self.gstart = self.concatenated("gh"), self.concatenated("proj_arr"), self.starts()
-
-    def __call__(self, layout, states: np.ndarray, items: np.ndarray, sent: np.ndarray) -> np.ndarray:
-        out = np.zeros((len(items), 4), dtype=bool)
-        oracle_kernels.ndall_rows(
-            states, np.asarray(items, dtype=np.int64), np.asarray(sent, dtype=np.int64), layout.offsets,
-            self.gh, self.proj, self.gstart, out,
-        )  # fmt: skip
-        return out
 
 
 def reference_search(system: SwapStandard, gold: SwapGold, eager_arcs: bool = False) -> ExactLoss:

@@ -39,7 +39,8 @@ from ..trees import arcs_cross, is_ancestor
 from .kernels import twoplanar_oracle as oracle_kernels
 from .arrays import Layout
 from .kernels import twoplanar as kernel
-from .base import NONE, Config, CostOracle, Gold, RowOracle, StaticOracle, TransitionSystem, front_arc
+from .kernels import oracles as row_kernels
+from .base import NONE, Config, CostOracle, Gold, StaticOracle, TransitionSystem, front_arc
 from .search import ExactLoss
 
 SHIFT, LEFT, RIGHT, REDUCE, SWITCH = kernel.SHIFT, kernel.LEFT, kernel.RIGHT, kernel.REDUCE, kernel.SWITCH
@@ -277,6 +278,7 @@ class TwoPlanarStatic(StaticOracle[TwoPlanar, TwoPlanarGold]):
     """Replays the static run of ``TwoPlanarGold`` (trees it cannot build are refused)."""
 
     name = "static"
+    row_code = row_kernels.REPLAY
 
     def prepare(self, heads):
         gold = TwoPlanarGold(heads, self.system)
@@ -286,11 +288,15 @@ class TwoPlanarStatic(StaticOracle[TwoPlanar, TwoPlanarGold]):
         # Static training follows the oracle, so the configuration is the run's c.steps-th one.
         return gold.sequence[c.steps]
 
+    def replayed(self, gold: TwoPlanarGold) -> list[int]:
+        return gold.sequence
+
 
 class TwoPlanarDynamic(CostOracle[TwoPlanar, TwoPlanarGold]):
     """Fernández-González & Gómez-Rodríguez (2018), exact for the canonical plane assignment."""
 
     name = "dynamic"
+    row_code = row_kernels.TWOPLANAR_DYNAMIC
 
     def reaches(self, gold: TwoPlanarGold) -> bool:
         return gold.covered
@@ -303,6 +309,9 @@ class TwoPlanarDynamic(CostOracle[TwoPlanar, TwoPlanarGold]):
     def prepare(self, heads):
         return TwoPlanarGold(heads, self.system)
 
+    def row_options(self) -> int:
+        return oracle_kernels.REGULARIZE if self.switch_regularization else 0
+
     def costs(self, c: Config, gold: TwoPlanarGold) -> list[int | None]:
         layout = self._layouts.get(c.n)
         if layout is None:
@@ -311,26 +320,6 @@ class TwoPlanarDynamic(CostOracle[TwoPlanar, TwoPlanarGold]):
         g: TwoPlanarGold = gold
         oracle_kernels.costs(layout.from_config(c), layout.offsets, g.gh, g.gplane, self.switch_regularization, out)
         return [None if x == oracle_kernels.ILLEGAL else x for x in out.tolist()]
-
-    def for_rows(self, golds: Sequence[TwoPlanarGold]) -> RowOracle:
-        return TwoPlanarRows(self, golds)
-
-
-class TwoPlanarRows(RowOracle):
-    """The dynamic oracle for all asked rows of a batch in one compiled call."""
-
-    def __init__(self, oracle: TwoPlanarDynamic, golds: Sequence[TwoPlanarGold]):
-        super().__init__(oracle, golds)
-        self.regularize = oracle.switch_regularization
-        self.gh, self.gplane, self.gstart = self.concatenated("gh"), self.concatenated("gplane"), self.starts()
-
-    def __call__(self, layout: Layout, states: np.ndarray, items: np.ndarray, sent: np.ndarray) -> np.ndarray:
-        out = np.zeros((len(items), 5), dtype=bool)
-        oracle_kernels.correct_rows(
-            states, np.asarray(items, dtype=np.int64), np.asarray(sent, dtype=np.int64), layout.offsets,
-            self.gh, self.gplane, self.gstart, self.regularize, out,
-        )  # fmt: skip
-        return out
 
 
 def reference_search(system: TwoPlanar, gold: TwoPlanarGold, plane_agnostic: bool = False) -> ExactLoss:

@@ -85,3 +85,86 @@ VERIFICATIONS: list[Verification] = [
     # Every tree up to 6 words: python tools/check_oracles.py --system covington (about 4 minutes).
     Verification("covington", "dynamic", covington.reference_search, slow_search=True, exact_costs=True),
 ]
+
+
+@dataclass
+class Lockstep:
+    """What ``lockstep`` compared: configurations, and the first mismatches (at most 10)."""
+
+    configurations: int = 0
+    skipped: int = 0  # off-path configurations where the Python static oracle is undefined (raises)
+    mismatches: list[str] = field(default_factory=list)
+
+
+def lockstep(
+    system: TransitionSystem, oracle: Oracle, trees: list[list[int]], rng: Any, explore_p: float = 0.0
+) -> Lockstep:
+    """Walk the trees' sentences as rows (``arrays.Layout``, all at once as training does) beside
+    the Python ``Config`` objects, and compare at every step the compiled oracle's correct set,
+    costs and ``may_explore`` with the Python reference's (costs for ``CostOracle`` subclasses).
+
+    The walk takes a random correct transition, or with probability ``explore_p`` a random legal
+    one (explored paths: off the gold path)."""
+    import numpy as np
+
+    from .arrays import Layout
+    from .base import CostOracle, StaticOracle
+
+    golds = [g for g in (oracle.prepare(h) for h in trees) if g is not None]
+    out = Lockstep()
+    if not golds:
+        return out
+    lengths = np.array([g.n for g in golds])
+    layout = Layout(system, int(lengths.max()) + 1)
+    states = layout.initial(lengths)
+    configs = [system.initial(g.n) for g in golds]
+    rows = oracle.for_rows(golds)
+    sent = np.arange(len(golds))
+    live = np.flatnonzero(~layout.inspect(states, sent * layout.width, 0)[2])
+    names = system.actions
+
+    def mismatch(text: str) -> None:
+        if len(out.mismatches) < 10:
+            out.mismatches.append(text)
+
+    while len(live):
+        legal, cost, correct = rows.ask(layout, states, live, sent)
+        actions = np.full(len(states), -1, dtype=np.int64)
+        for k, i in enumerate(live.tolist()):
+            c, gold = configs[i], golds[i]
+            out.configurations += 1
+            where = f"{system.name} {oracle.name}, sentence {i}, {c}"
+            try:
+                want = oracle.correct(c, gold)
+            except (IndexError, ValueError):
+                if isinstance(oracle, StaticOracle):
+                    out.skipped += 1  # a replayed sequence read past its end, off the gold path
+                    want = None
+                else:
+                    raise
+            ok = system.legal(c)
+            if legal[k].tolist() != ok:
+                mismatch(f"{where}: legal {legal[k].tolist()} against {ok}")
+            if want is not None and correct[k].tolist() != list(want):
+                mismatch(f"{where}: correct {correct[k].tolist()} against {list(want)}")
+            if isinstance(oracle, CostOracle):
+                py = [-1 if x is None else x for x in oracle.costs(c, gold)]
+                if cost[k].tolist() != py:
+                    mismatch(f"{where}: costs {cost[k].tolist()} against {py}")
+            options = [a for a in range(len(ok)) if ok[a]]
+            good = [a for a in options if want is not None and want[a]]
+            for a in options:
+                if not (want is not None and want[a]):
+                    compiled = bool(rows.may_explore(layout, states, np.array([i]), sent, np.array([a]))[0])
+                    if compiled != oracle.may_explore(c, gold, a):
+                        mismatch(f"{where}: may_explore({names[a]}) {compiled}")
+            a = rng.choice(options) if (not good or rng.random() < explore_p) else rng.choice(good)
+            actions[i] = a
+            system.apply(c, a)
+        layout.apply(states, actions)
+        done = layout.inspect(states, sent * layout.width, 0)[2]
+        live = np.flatnonzero(~done)
+        for i in np.flatnonzero(done & (actions >= 0)).tolist():
+            if not system.terminal(configs[i]):
+                mismatch(f"{system.name}: row {i} terminal, its Config not")
+    return out

@@ -11,8 +11,10 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-SHIFT, LEFT, RIGHT, NOARC = 0, 1, 2, 3
-NONE = -1
+from .covington import LEFT, NOARC, RIGHT, SHIFT
+from .gold import G_HEAD, G_KIDS, kid_end, kid_start, minimal
+from .rows import L_HEADS, L_LMOD, L_NB, L_NS, buffer, top
+from ..base import NONE
 
 
 @njit(cache=True)
@@ -82,3 +84,39 @@ def costs(gh, heads, i, j, root_taken, legal, out):
             heads[d] = h
             out[a] = loss(gh, heads, i - 1, j, root_taken or h == 0, tops, parent, state) - base
             heads[d] = NONE
+
+
+@njit(cache=True)
+def static(row, off, root_end, opt, gold, seq, legal, cost, out):
+    """Nivre (2008): LEFT, RIGHT, NOARC while j has a pending gold arc further left in lambda1, SHIFT."""
+    if row[off[L_NS]] == 0:
+        out[SHIFT] = True
+        return
+    gh = gold[G_HEAD]
+    heads = off[L_HEADS]
+    i, j = top(row, off, 0), buffer(row, off, 0)
+    if gh[i] == j:
+        out[LEFT] = True
+    elif gh[j] == i:
+        out[RIGHT] = True
+    elif 0 <= gh[j] and gh[j] < i and row[heads + j] == NONE:
+        out[NOARC] = True
+    else:
+        for k in range(kid_start(gold, j), kid_end(gold, j)):
+            d = gold[G_KIDS, k]
+            if d < i and row[heads + d] == NONE:
+                out[NOARC] = True
+                return
+        out[SHIFT] = True
+
+
+@njit(cache=True)
+def dynamic(row, off, root_end, opt, gold, seq, legal, cost, out):
+    """The costs of ``costs`` on a row (none once the buffer is empty)."""
+    if row[off[L_NB]] == 0:
+        return
+    n1 = gold.shape[1]
+    heads = row[off[L_HEADS] : off[L_HEADS] + n1].astype(np.int64)
+    i = top(row, off, 0)
+    costs(gold[G_HEAD], heads, i, buffer(row, off, 0), row[off[L_LMOD]] != NONE, legal, cost)
+    minimal(cost, out)

@@ -1,4 +1,5 @@
-"""Compiled "can shift" test of Björkelund & Nivre (2015, Algorithm 2) for SwapStandard.
+"""The SwapStandard oracles on rows (EAGER, LAZY, ND-SW, ND-ALL; MINIMAL is replayed, ``gold.replay``)
+and the compiled "can shift" test of Björkelund & Nivre (2015, Algorithm 2) they share.
 
 After one SHIFT the EAGER oracle runs on arrays until the parse ends (True) or gets stuck with an
 empty buffer (False). As their footnote notes, once the stack is down to the root and one word
@@ -11,7 +12,10 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .rows import L_BUF, L_HEADS, L_NB, L_NS, L_STACK
+from .arcstandard_oracle import can_left, can_right
+from .gold import G_HEAD, G_MPC, G_PROJ
+from .rows import L_BUF, L_HEADS, L_NB, L_NS, L_STACK, buffer, top
+from .swapstandard import LEFT, RIGHT, SHIFT, SWAP
 
 
 @njit(cache=True)
@@ -68,30 +72,73 @@ def can_shift(c, gold) -> bool:
     )
 
 
+# -- the five oracles on rows (mirror ``swapstandard.py``) -----------------------------------
+
+
 @njit(cache=True)
-def ndall_rows(states, items, sent, off, gh, proj, gstart, out):
-    """ND-ALL's correct transitions (``SwapNDAll.correct``) of rows ``states[items]``, row i
-    belonging to the gold tree ``sent[i]`` of ``gh``/``proj`` (concatenated, tree g from
-    ``gstart[g]``): beam training asks this for every correct item at every step."""
-    for k in range(items.shape[0]):
-        row = states[items[k]]
-        g = sent[items[k]]
-        lo, hi = gstart[g], gstart[g + 1]
-        tree, order = gh[lo:hi], proj[lo:hi]
-        ns, nb = row[off[L_NS]], row[off[L_NB]]
-        stack = row[off[L_STACK] : off[L_STACK] + ns]
-        buffer = row[off[L_BUF] : off[L_BUF] + nb]
-        heads = row[off[L_HEADS] : off[L_HEADS] + hi - lo]
-        left = right = swap = False
-        if ns >= 2:
-            s0, s1 = stack[ns - 1], stack[ns - 2]
-            s0_open = s1_open = False  # a gold dependent not attached yet
-            for d in range(1, hi - lo):
-                if heads[d] < 0:
-                    s0_open |= tree[d] == s0
-                    s1_open |= tree[d] == s1
-            left = s1 != 0 and tree[s1] == s0 and not s1_open
-            right = tree[s0] == s1 and not s0_open and (s1 != 0 or nb == 0)
-            swap = ns > 2 and 0 < s1 and s1 < s0 and order[s0] < order[s1]
-        out[k, 1], out[k, 2], out[k, 3] = left, right, swap
-        out[k, 0] = _can_shift(stack, buffer, heads, tree, order) if (left or right or swap) else True
+def can_swap(row, off, gold):
+    """EAGER's test: SWAP is legal and s0 precedes s1 in the projective order."""
+    if row[off[L_NS]] <= 2:
+        return False
+    s0, s1 = top(row, off, 0), top(row, off, 1)
+    return 0 < s1 and s1 < s0 and gold[G_PROJ, s0] < gold[G_PROJ, s1]
+
+
+@njit(cache=True)
+def can_swap_lazy(row, off, gold):
+    nb = row[off[L_NB]]
+    return can_swap(row, off, gold) and (nb == 0 or gold[G_MPC, top(row, off, 0)] != gold[G_MPC, buffer(row, off, 0)])
+
+
+@njit(cache=True)
+def can_shift_row(row, off, gold):
+    """Algorithm 2's test on a row: SHIFT, then EAGER to the end without a dead end."""
+    ns, nb = row[off[L_NS]], row[off[L_NB]]
+    n1 = gold.shape[1]
+    return _can_shift(row[off[L_STACK] : off[L_STACK] + ns], row[off[L_BUF] : off[L_BUF] + nb],
+                      row[off[L_HEADS] : off[L_HEADS] + n1], gold[G_HEAD], gold[G_PROJ])  # fmt: skip
+
+
+@njit(cache=True)
+def eager(row, off, root_end, opt, gold, seq, legal, cost, out):
+    if can_left(row, off, gold):
+        out[LEFT] = True
+    elif can_right(row, off, gold):
+        out[RIGHT] = True
+    elif can_swap(row, off, gold):
+        out[SWAP] = True
+    else:
+        out[SHIFT] = True
+
+
+@njit(cache=True)
+def lazy(row, off, root_end, opt, gold, seq, legal, cost, out):
+    if can_left(row, off, gold):
+        out[LEFT] = True
+    elif can_right(row, off, gold):
+        out[RIGHT] = True
+    elif can_swap_lazy(row, off, gold):
+        out[SWAP] = True
+    else:
+        out[SHIFT] = True
+
+
+@njit(cache=True)
+def ndsw(row, off, root_end, opt, gold, seq, legal, cost, out):
+    if can_left(row, off, gold):
+        out[LEFT] = True
+    elif can_right(row, off, gold):
+        out[RIGHT] = True
+    elif can_swap(row, off, gold):
+        out[SWAP] = True
+        out[SHIFT] = can_shift_row(row, off, gold)
+    else:
+        out[SHIFT] = True
+
+
+@njit(cache=True)
+def ndall(row, off, root_end, opt, gold, seq, legal, cost, out):
+    out[LEFT] = can_left(row, off, gold)
+    out[RIGHT] = can_right(row, off, gold)
+    out[SWAP] = can_swap(row, off, gold)
+    out[SHIFT] = can_shift_row(row, off, gold) if out[LEFT] or out[RIGHT] or out[SWAP] else True

@@ -16,9 +16,8 @@ from numba import njit
 
 from . import twoplanar as kernel
 from .rows import L_BUF, L_HEADS, L_N, L_NB, L_NS, L_NS2, L_PLANE, L_STACK, L_STACK2, L_SWITCHED
-
-SHIFT, LEFT, RIGHT, REDUCE, SWITCH = 0, 1, 2, 3, 4
-ILLEGAL = -1
+from .gold import G_HEAD, G_PLANE, ILLEGAL, minimal
+from .twoplanar import SWITCH
 
 
 @njit(cache=True)
@@ -30,19 +29,23 @@ def _find(parent: np.ndarray, x: int) -> int:
 
 
 @njit(cache=True)
-def loss(row, off, gh, gplane) -> int:
-    """|gold arcs unreachable on their plane| + cycles in A plus the reachable gold arcs."""
+def loss(row, off, gh, gplane, work) -> int:
+    """|gold arcs unreachable on their plane| + cycles in A plus the reachable gold arcs
+    (``work``: [5, n + 1] scratch)."""
     n = row[off[L_N]]
     nb = row[off[L_NB]]
     b0 = row[off[L_BUF] + nb - 1] if nb > 0 else n + 1  # the buffer is always b0..n
     heads, plane = off[L_HEADS], off[L_PLANE]
-    on0 = np.zeros(n + 1, dtype=np.bool_)  # on the stack of plane 0
-    on1 = np.zeros(n + 1, dtype=np.bool_)
+    on0, on1, parent, reach_head, state = work[0], work[1], work[2], work[3], work[4]
+    for w in range(n + 1):
+        on0[w] = on1[w] = 0  # on the stack of plane 0, of plane 1
+        parent[w] = w
+        reach_head[w] = -1
+        state[w] = 0  # 0 new, >0 visited in walk number state
     for k in range(row[off[L_NS]]):
-        on0[row[off[L_STACK] + k]] = True
+        on0[row[off[L_STACK] + k]] = 1
     for k in range(row[off[L_NS2]]):
-        on1[row[off[L_STACK2] + k]] = True
-    parent = np.arange(n + 1)
+        on1[row[off[L_STACK2] + k]] = 1
     root_taken = False
     for d in range(1, n + 1):
         h = row[heads + d]
@@ -53,7 +56,6 @@ def loss(row, off, gh, gplane) -> int:
             if h == 0:
                 root_taken = True
     unreachable = 0
-    reach_head = np.full(n + 1, -1)
     for d in range(1, n + 1):
         h, p = gh[d], gplane[d]
         if p < 0:
@@ -68,7 +70,7 @@ def loss(row, off, gh, gplane) -> int:
         if hi < b0:
             unreachable += 1  # the later end has left the buffer
             continue
-        if lo < b0 and not (on0[lo] if p == 0 else on1[lo]):
+        if lo < b0 and (on0[lo] if p == 0 else on1[lo]) == 0:
             unreachable += 1  # the earlier end has left the plane's stack
             continue
         if _find(parent, h) == _find(parent, d):
@@ -79,7 +81,6 @@ def loss(row, off, gh, gplane) -> int:
             continue
         reach_head[d] = h
     # Cycles of the graph where every word points to its head in A or its reachable gold head.
-    state = np.zeros(n + 1, dtype=np.int64)  # 0 new, >0 visited in walk number state
     cycles = 0
     for start in range(1, n + 1):
         if state[start] != 0:
@@ -102,11 +103,11 @@ def _legal(row, off, out):
 
 
 @njit(cache=True)
-def _loss_after(row, off, t, gh, gplane) -> int:
-    """Loss of the configuration reached by transition t."""
-    after = row.copy()
+def _loss_after(row, off, t, gh, gplane, after, work) -> int:
+    """Loss of the configuration reached by transition t (``after``: scratch of a row)."""
+    after[:] = row
     kernel.apply(after, off, t)
-    return loss(after, off, gh, gplane)
+    return loss(after, off, gh, gplane, work)
 
 
 @njit(cache=True)
@@ -116,10 +117,12 @@ def costs(row, off, gh, gplane, regularize, out):
     legal = np.zeros(5, dtype=np.bool_)
     _legal(row, off, legal)
     after = np.full(5, -1)
+    work = np.empty((5, gh.shape[0]), dtype=np.int64)
+    moved = np.empty_like(row)
     best = -1
     for t in range(4):
         if legal[t]:
-            after[t] = _loss_after(row, off, t, gh, gplane)
+            after[t] = _loss_after(row, off, t, gh, gplane, moved, work)
             if best < 0 or after[t] < best:
                 best = after[t]
     if legal[SWITCH]:
@@ -130,13 +133,13 @@ def costs(row, off, gh, gplane, regularize, out):
         _legal(switched, off, other)
         for t in range(4):
             if other[t]:
-                value = _loss_after(switched, off, t, gh, gplane)
+                value = _loss_after(switched, off, t, gh, gplane, moved, work)
                 if after[SWITCH] < 0 or value < after[SWITCH]:
                     after[SWITCH] = value
     if row[off[L_SWITCHED]] != 0:
         base = best  # entered by a SWITCH: its own loss looks one step ahead too
     else:
-        base = loss(row, off, gh, gplane)
+        base = loss(row, off, gh, gplane, work)
     for t in range(5):
         out[t] = after[t] - base if after[t] >= 0 else ILLEGAL
     if regularize and out[SWITCH] == 0:
@@ -145,19 +148,10 @@ def costs(row, off, gh, gplane, regularize, out):
                 out[SWITCH] = 1
 
 
+REGULARIZE = 1  # the option bit of ``TwoPlanarDynamic(switch_regularization=True)``
+
+
 @njit(cache=True)
-def correct_rows(states, items, sent, off, gh, gplane, gstart, regularize, out):
-    """``out[k]``: the zero-cost transitions of row ``items[k]``, whose gold tree is number
-    ``sent[items[k]]`` of ``gh``/``gplane`` (concatenated, sentence g from ``gstart[g]``)."""
-    cost = np.empty(5, dtype=np.int64)
-    for k in range(items.shape[0]):
-        i = items[k]
-        g = sent[i]
-        lo, hi = gstart[g], gstart[g + 1]
-        costs(states[i], off, gh[lo:hi], gplane[lo:hi], regularize, cost)
-        best = -1
-        for t in range(5):
-            if cost[t] != ILLEGAL and (best < 0 or cost[t] < best):
-                best = cost[t]
-        for t in range(5):
-            out[k, t] = cost[t] != ILLEGAL and cost[t] == best
+def dynamic(row, off, root_end, opt, gold, seq, legal, cost, out):
+    costs(row, off, gold[G_HEAD], gold[G_PLANE], (opt & REGULARIZE) != 0, cost)
+    minimal(cost, out)
