@@ -64,7 +64,7 @@ from ..decoding.completion import Completion, Factors
 from ..decoding.scoring import TransitionScores
 from ..timing import timed
 from ..systems import Oracle, StaticOracle
-from ..systems.arrays import L_HEADS, L_N, L_STEPS, Layout
+from ..systems.arrays import L_HEADS, L_N, Layout
 from .updates import END, KEEP, End, GlobalSettings, Next, Restart, SentenceStep, Track, Update, Violation
 
 
@@ -99,13 +99,6 @@ class Selection:
     depth: np.ndarray
 
 
-def static_sequence(oracle: StaticOracle, gold) -> list[int]:
-    """The oracle's transition sequence for a gold tree (it prepared), computed once, kept with it."""
-    if not hasattr(gold, "static_sequence"):
-        gold.static_sequence = oracle.sequence(gold)
-    return gold.static_sequence
-
-
 class GlobalSearch:
     """Beam search over a batch with the updates of ``settings`` (one instance per batch)."""
 
@@ -128,14 +121,11 @@ class GlobalSearch:
         self.k = settings.beam_size
         self.kinds = 2 if self.update.gold_beam else 1  # a gold beam beside the beam
         self.tracks = [Track() for _ in lengths]
-        # A static oracle's correct items follow its sequence from the start: read it, do not ask.
-        self.sequences = None
-        if isinstance(oracle, StaticOracle):
-            if self.restart.restarts:
-                raise ValueError(f"{oracle.name} is a static oracle: it cannot restart")
-            self.sequences = [static_sequence(oracle, g) for g in golds]
-        else:
-            self.row_oracle = oracle.for_rows(golds)
+        # The oracle's compiled twin, asked about correct items only (a static oracle's follow
+        # its sequence from the start, so it cannot restart).
+        if isinstance(oracle, StaticOracle) and self.restart.restarts:
+            raise ValueError(f"{oracle.name} is a static oracle: it cannot restart")
+        self.row_oracle = oracle.for_rows(golds)
         empty = np.zeros(0, dtype=np.int64)
         self.rec = GlobalRecord(empty, empty, empty, empty, sentences=len(lengths))
         self.rows: list[np.ndarray] = []
@@ -228,12 +218,7 @@ class GlobalSearch:
         ok = np.zeros_like(legal)
         clock = time.perf_counter()
         ask = np.flatnonzero(self.correct & ~done)
-        if self.sequences is not None:  # a static oracle: the next transition of its sequence
-            steps = self.states[ask, layout.offsets[L_STEPS]]
-            ok[ask, [self.sequences[self.sent[i]][t] for i, t in zip(ask, steps)]] = True
-            ok &= legal
-        else:
-            ok[ask] = self.row_oracle(layout, self.states, ask, self.sent) & legal[ask]
+        ok[ask] = self.row_oracle(layout, self.states, ask, self.sent) & legal[ask]
         rec.oracle_seconds += time.perf_counter() - clock
         allowed = np.where((self.kind == 0)[:, None], legal, ok)
         s = step(
@@ -291,13 +276,7 @@ class GlobalSearch:
         if type(self.oracle).may_explore is Oracle.may_explore:
             return True
         root, actions = self.derivation(node)
-        c = self.layout.to_config(self.restart_rows[root], 0)
-        gold = self.golds[b]
-        for a in actions:
-            if not self.oracle.correct(c, gold)[a] and not self.oracle.may_explore(c, gold, a):
-                return False
-            self.layout.system.apply(c, a)
-        return True
+        return self.row_oracle.explorable(self.layout, self.restart_rows[root], actions, b)
 
     def derivation(self, node: int) -> tuple[int, list[int]]:
         """(restart point node, transitions since it) of a node, for tests and tools."""
