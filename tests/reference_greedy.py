@@ -7,7 +7,9 @@ import torch
 
 from nparse.models.scorer import TransitionScorer
 from nparse.systems import Config, TransitionSystem
-from nparse.training.local import NEG_INF, _rows
+from nparse.training.local import NEG_INF
+
+from .reference_local import _rows
 
 
 def decode(

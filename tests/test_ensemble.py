@@ -277,6 +277,7 @@ def test_a_student_can_learn_from_an_ensemble(tiny_run):
     from nparse.training.distill import Teacher
     from nparse.training.local import train_loop
     from nparse.systems import make_oracle
+    from nparse.systems.arrays import Layout
 
     ck = tiny_run / "best.pt"
     options = dataclasses.asdict(nparse.load(ck, device="cpu").config.system)  # type: ignore[union-attr]
@@ -291,9 +292,8 @@ def test_a_student_can_learn_from_an_ensemble(tiny_run):
         e.gold = oracle.prepare(e.sent.heads)
     with torch.no_grad():
         _, table = model.encode(batch)
-    configs = [model.system.initial(len(e)) for e in batch.examples]
-    steps = train_loop(model.system, oracle, model.scorer, table, configs, [e.gold for e in batch.examples],
-                       [b * batch.width for b in range(16)], 0.0, random.Random(0))  # fmt: skip
+    steps = train_loop(Layout(model.system, batch.width), oracle, model.scorer, table, [e.gold for e in batch.examples],
+                       [len(e) for e in batch.examples], 0.0, random.Random(0))  # fmt: skip
     legal = torch.tensor(steps.legal)
     single, joint = one.log_probs(one.table(batch), steps), two.log_probs(two.table(batch), steps)
     assert torch.allclose(single[legal], joint[legal], atol=1e-5)

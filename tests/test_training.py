@@ -741,6 +741,7 @@ def test_distillation_from_a_trained_model(tiny_run, tmp_path):
 
     from nparse.io.data import collate, encode
     from nparse.training.distill import Teacher, distill_loss
+    from nparse.systems.arrays import Layout
     from nparse.training.local import train_loop
     from nparse.training.settings import system_options
 
@@ -753,9 +754,8 @@ def test_distillation_from_a_trained_model(tiny_run, tmp_path):
         e.gold = make_oracle_for(model.system).prepare(e.sent.heads)
     with torch.no_grad():
         _, table = model.encode(batch)
-    configs = [model.system.initial(len(e)) for e in batch.examples]
-    steps = train_loop(model.system, make_oracle_for(model.system), model.scorer, table, configs,
-                       [e.gold for e in batch.examples], [b * batch.width for b in range(16)], 0.0, random.Random(0))  # fmt: skip
+    steps = train_loop(Layout(model.system, batch.width), make_oracle_for(model.system), model.scorer, table,
+                       [e.gold for e in batch.examples], [len(e) for e in batch.examples], 0.0, random.Random(0))  # fmt: skip
     target = teacher.log_probs(teacher.table(batch), steps)
     assert distill_loss(model.scorer, table, steps, target, teacher.temperature).item() < 1e-4  # itself
     assert distill_loss(model.scorer, table * 0.5, steps, target, teacher.temperature).item() > 0.1

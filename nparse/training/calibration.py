@@ -23,6 +23,7 @@ import torch
 from ..io.data import Example, bucket_batches, collate
 from ..models.parser import ParserModel
 from ..systems import Oracle
+from ..systems.arrays import Layout
 from .local import as_tensor, train_loop
 
 
@@ -56,15 +57,12 @@ def oracle_steps(
         collated = collate(batch)
         _, table = model.encode(collated)
         assert table is not None
-        system = model.system
-        configs = [system.initial(len(e)) for e in batch]
-        offsets = [b * collated.width for b in range(len(batch))]
-        steps = train_loop(system, oracle, model.scorer, table, configs, [e.gold for e in batch], offsets, 0.0, rng)
-        if not steps.rows:
+        layout = Layout(model.system, collated.width)
+        steps = train_loop(layout, oracle, model.scorer, table, [e.gold for e in batch], [len(e) for e in batch], 0.0, rng)
+        if not len(steps):
             continue
         scores = model.scorer.scores(table, as_tensor(steps.rows, np.int64, table.device)).double().cpu().numpy()
-        legal = np.array(steps.legal, dtype=bool)
-        parts.append((scores, legal, np.array(steps.correct, dtype=bool) & legal))
+        parts.append((scores, steps.legal, steps.correct & steps.legal))
     if not parts:
         width = len(model.system.actions)
         return np.zeros((0, width)), np.zeros((0, width), bool), np.zeros((0, width), bool), len(ready)

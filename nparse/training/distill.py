@@ -123,7 +123,7 @@ def distill_loss(
     scorer, table: torch.Tensor, steps: Steps, teacher_logp: torch.Tensor, temperature: float
 ) -> torch.Tensor:
     """Sum over steps of KL(teacher || student) over the legal transitions, times T^2."""
-    if not steps.rows:
+    if not len(steps):
         return table.sum() * 0.0
     device = table.device
     legal = as_tensor(steps.legal, np.bool_, device)

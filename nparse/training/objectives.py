@@ -18,6 +18,7 @@ from ..decoding.decode import completion_for
 from ..io.data import Batch, Example
 from ..models.parser import ParserModel
 from ..systems import Oracle
+from ..systems.arrays import Layout
 from ..timing import timed
 from .distill import Teacher, distill_loss
 from .global_loop import GlobalSearch, GlobalSettings
@@ -80,16 +81,13 @@ class Greedy(Objective):
 
     def transition_loss(self, model: ParserModel, batch: Batch, table: torch.Tensor) -> tuple[torch.Tensor, Steps]:
         """The unweighted local loss of the batch's oracle walks on an encoded ``table``."""
-        system = model.system
-        configs = [system.initial(len(e)) for e in batch.examples]
-        offsets = [b * batch.width for b in range(len(configs))]
         golds = [e.gold for e in batch.examples]
-        steps = train_loop(
-            system, self.oracle, model.scorer, table.detach(), configs, golds, offsets, self.explore_p, self.rng
-        )
+        lengths = [len(e) for e in batch.examples]
+        layout = Layout(model.system, batch.width)
+        steps = train_loop(layout, self.oracle, model.scorer, table.detach(), golds, lengths, self.explore_p, self.rng)
         with timed("loss"):
             loss = self.loss(model.scorer, table, steps)
-            if self.teacher is not None and steps.rows:
+            if self.teacher is not None and len(steps):
                 teacher = self.teacher.log_probs(self.teacher.table(batch), steps)
                 loss = loss + self.distill_weight * distill_loss(model.scorer, table, steps, teacher, self.teacher.temperature)
             return loss, steps
@@ -102,7 +100,7 @@ class Greedy(Objective):
             loss = self.transition_weight * transition
             loss = loss + self.label_weight * label_loss(model, vectors, batch) + tag_loss(model, vectors, batch)
         counts = {
-            "transitions": len(steps.rows), "errors": steps.errors, "explored": steps.explored,
+            "transitions": len(steps), "errors": steps.errors, "explored": steps.explored,
             "oracle": steps.oracle_seconds,
         }  # fmt: skip
         return loss, counts, steps.actions
