@@ -17,7 +17,7 @@ from pathlib import Path
 
 import numpy as np
 import torch
-from torch import nn
+from torch import _VF, nn
 from torch.nn.utils.rnn import PackedSequence, pack_padded_sequence, pad_packed_sequence
 
 from ..io.data import Batch, Vocabs, padded, padded_flat
@@ -54,13 +54,58 @@ def read_vectors(path: str | Path, limit: int = 0) -> tuple[list[str], torch.Ten
     return words, torch.tensor(rows)
 
 
+def dropout(x: torch.Tensor, p: float, training: bool) -> torch.Tensor:
+    """Dropout with its mask drawn by ``torch.rand``: ``F.dropout``'s Bernoulli draw took 1.3 ms
+    on a [32, 20, 250] batch on one CPU thread against 0.5 ms, 7% of a training epoch."""
+    if not training or p == 0:
+        return x
+    return x * (torch.rand_like(x) >= p) * (1.0 / (1.0 - p))
+
+
+def reversal(lengths: torch.Tensor, width: int, device: torch.device) -> torch.Tensor:
+    """[B, width] index that reverses each row within its own length (padding stays in place)."""
+    steps = torch.arange(width, device=device)[None, :]
+    n = lengths.to(device)[:, None]
+    return torch.where(steps < n, n - 1 - steps, steps)
+
+
+def padded_bilstm(lstm: nn.LSTM, x: torch.Tensor, lengths: torch.Tensor) -> torch.Tensor:
+    """A bidirectional, batch-first ``lstm`` on a padded batch [B, T, D], exactly as on packed
+    sequences: each direction is one call on padded input (the backward one on every row
+    reversed within its own length), so padding only ever follows a sequence and never reaches
+    its outputs, and the fused oneDNN/cuDNN kernels run (packed input takes a per-step path on
+    CPU in training). Under CPU autocast to bfloat16 the weights and inputs are cast for the call
+    (differentiably: the gradients reach the float32 weights). Outputs at padded positions are 0."""
+    dtype = torch.bfloat16 if x.device.type == "cpu" and torch.is_autocast_enabled("cpu") and \
+        torch.get_autocast_dtype("cpu") == torch.bfloat16 else None  # fmt: skip
+    flip = reversal(lengths, x.shape[1], x.device)[:, :, None]
+    real = (flip[:, :, 0] < lengths.to(x.device)[:, None]).unsqueeze(2)
+    hidden = lstm.hidden_size
+    out = x
+    with torch.autocast("cpu", enabled=False):
+        for layer in range(lstm.num_layers):
+            if layer and lstm.dropout and lstm.training:
+                out = dropout(out, lstm.dropout, True)
+            inp = out if dtype is None else out.to(dtype)
+            zeros = inp.new_zeros((1, inp.shape[0], hidden))
+            parts = []
+            for suffix in ("", "_reverse"):
+                weights = [getattr(lstm, f"{name}_l{layer}{suffix}") for name in ("weight_ih", "weight_hh", "bias_ih", "bias_hh")]
+                if dtype is not None:
+                    weights = [w.to(dtype) for w in weights]
+                seq = inp if not suffix else inp.gather(1, flip.expand(-1, -1, inp.shape[2]))
+                y = _VF.lstm(seq, (zeros, zeros), weights, True, 1, 0.0, lstm.training, False, True)[0]
+                parts.append(y if not suffix else y.gather(1, flip.expand(-1, -1, hidden)))
+            out = torch.cat(parts, 2).float()
+    return out * real
+
+
 def run_lstm(lstm: nn.LSTM, packed):
-    """An LSTM call in the autocast precision. On a GPU cuDNN takes it as it is. On CPU, autocast
-    leaves LSTMs in float32: when parsing in bfloat16 (no gradients), the call runs on bfloat16
-    copies of the weights, which oneDNN computes natively on CPUs with AVX-512 BF16 (2.2x the
-    float32 speed for the default sizes on an AMD EPYC with avx512_bf16, ``docs/experiments/precision.md``).
-    Training keeps float32: a greedy el_gdt epoch with bfloat16 LSTMs took 7.3-7.6 s against 6.9 s
-    (``tools/bench.py``; training batches are small, and the copies of the weights cost)."""
+    """An LSTM call on packed sequences without gradients (parsing, dev evaluation; training runs
+    ``padded_bilstm``) in the autocast precision. On a GPU cuDNN takes it as it is. On CPU,
+    autocast leaves LSTMs in float32: when parsing in bfloat16, the call runs on bfloat16 copies
+    of the weights, which oneDNN computes natively on CPUs with AVX-512 BF16 (2.2x the float32
+    speed for the default sizes on an AMD EPYC with avx512_bf16, ``docs/experiments/precision.md``)."""
     if packed.data.device.type != "cpu" or not torch.is_autocast_enabled("cpu"):
         return lstm(packed)
     with torch.autocast("cpu", enabled=False):
@@ -116,7 +161,13 @@ class CharEncoder(nn.Module):
         self.out_dim = 2 * hidden
 
     def forward(self, char_ids: torch.Tensor, lengths: torch.Tensor) -> torch.Tensor:
-        packed = pack_padded_sequence(self.embed(char_ids), lengths, batch_first=True, enforce_sorted=False)
+        x = self.embed(char_ids)
+        if torch.is_grad_enabled():  # training: the padded call (``padded_bilstm``)
+            out = padded_bilstm(self.lstm, x, lengths)
+            last = (lengths.to(x.device) - 1)[:, None, None].expand(-1, 1, out.shape[2])
+            hidden = self.lstm.hidden_size  # the final states: forward at the last character, backward at the first
+            return torch.cat([out.gather(1, last)[:, 0, :hidden], out[:, 0, hidden:]], dim=-1)
+        packed = pack_padded_sequence(x, lengths, batch_first=True, enforce_sorted=False)
         _, (h, _) = run_lstm(self.lstm, packed)
         return torch.cat([h[0], h[1]], dim=-1)
 
@@ -333,15 +384,17 @@ class Encoder(nn.Module):
             parts.append(lookup(self.xpos, batch.xpos))
         if self.chars is not None:
             parts.append(self._char_vectors(batch, words.device, compact))
-        x = self.dropout(torch.cat(parts, dim=-1))
+        x = dropout(torch.cat(parts, dim=-1), self.dropout.p, self.training)
         if compact:
             packed, rows = packed_rows(x, batch.lengths)
             out, _ = run_lstm(self.lstm, packed)
-            return self.dropout(out.data[torch.from_numpy(np.argsort(rows)).to(out.data.device)])
+            return dropout(out.data[torch.from_numpy(np.argsort(rows)).to(out.data.device)], self.dropout.p, self.training)
+        if torch.is_grad_enabled():  # training: the padded call (``padded_bilstm``)
+            return dropout(padded_bilstm(self.lstm, x, batch.lengths), self.dropout.p, self.training)
         packed = pack_padded_sequence(x, batch.lengths, batch_first=True, enforce_sorted=False)
-        out, _ = run_lstm(self.lstm, packed)
+        out, _ = run_lstm(self.lstm, packed)  # without gradients: as parsing computes it (bf16 copies)
         out, _ = pad_packed_sequence(out, batch_first=True, total_length=batch.width)
-        return self.dropout(out)
+        return dropout(out, self.dropout.p, self.training)
 
 
 def packed_rows(x: torch.Tensor, lengths: torch.Tensor) -> tuple[PackedSequence, np.ndarray]:
