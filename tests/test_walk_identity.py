@@ -84,4 +84,18 @@ def test_the_compiled_walk_trains_as_the_python_walk(preset, train_file, tmp_pat
     assert a.rng.getstate() == b.rng.getstate()
     for p, q in zip(a.model.parameters(), b.model.parameters()):
         assert torch.allclose(p, q, atol=1e-5, rtol=1e-5)
-    assert random.Random(0).random() == random.Random(0).random()  # (no global state involved)
+
+
+def test_compiled_draws_are_the_generators_own():
+    """``mersenne.draw`` continues a ``random.Random`` exactly (across regenerations of its state),
+    and ``restore`` leaves the generator where the draws stopped."""
+    from nparse.training import mersenne
+
+    rng = random.Random(11)
+    rng.random()
+    twin = random.Random()
+    twin.setstate(rng.getstate())
+    state = mersenne.state_of(rng)
+    assert [mersenne.draw(state) for _ in range(2000)] == [twin.random() for _ in range(2000)]
+    mersenne.restore(rng, state)
+    assert rng.random() == twin.random()

@@ -160,10 +160,10 @@ def train_loop(
     if explore:
         mersenne.restore(rng, mt)
     names = layout.system.actions
-    steps = Steps(
-        *(np.concatenate([p[k] for p in parts]) if parts else np.zeros((0, w), dtype=t)
-          for k, (w, t) in enumerate(((n_slots, np.int64), (n_actions, np.bool_), (n_actions, np.bool_)))),
-        explored=explored, errors=errors, oracle_seconds=oracle_seconds,
-    )  # fmt: skip
+    rows, legal, correct = (
+        np.concatenate([p[k] for p in parts]) if parts else np.zeros((0, w), dtype=t)
+        for k, (w, t) in enumerate(((n_slots, np.int64), (n_actions, np.bool_), (n_actions, np.bool_)))
+    )
+    steps = Steps(rows, legal, correct, explored=explored, errors=errors, oracle_seconds=oracle_seconds)
     steps.actions.update({names[a]: int(c) for a, c in enumerate(counts) if c})
     return steps

@@ -4,7 +4,7 @@ as the Python one did with the same seed, and the generator goes on where it wou
 
 CPython's generator is MT19937 (Matsumoto & Nishimura 1998); ``random()`` takes 53 bits from two
 32-bit outputs. ``state_of`` copies a ``random.Random``'s state into an array the kernels advance,
-``restore`` puts it back; ``tests/test_training.py`` checks the draws against ``random()``.
+``restore`` puts it back; ``tests/test_walk_identity.py`` checks the draws against ``random()``.
 """
 
 from __future__ import annotations
