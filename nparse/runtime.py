@@ -149,12 +149,12 @@ def cpu_flags() -> set[str] | None:
     return set()
 
 
-def choose_precision(setting: str, device: torch.device, training: bool = False) -> tuple[str, str]:
+def choose_precision(setting: str, device: torch.device) -> tuple[str, str]:
     """The precision of the encoder and tables, and why. ``auto``: bfloat16 where the hardware
     computes it natively (a GPU with bf16, compute capability 8.0 and later; a CPU with AVX-512
-    BF16 or AMX, when parsing), float32 elsewhere. CPU training stays float32 under ``auto``:
-    autocast leaves its LSTMs, most of the time, in float32, and their bfloat16 backward measured
-    no faster (``docs/experiments/precision.md``)."""
+    BF16 or AMX), float32 elsewhere. CPU training in bfloat16 runs its padded BiLSTMs on bfloat16
+    weights (``models/encoder.padded_bilstm``): 1.2x the float32 epoch on an AMD EPYC at the same
+    dev LAS (``docs/experiments/training-speed.md``)."""
     if setting not in PRECISIONS:
         raise ValueError(f"precision={setting}: choose one of {', '.join(PRECISIONS)}")
     if setting != "auto":
@@ -165,8 +165,6 @@ def choose_precision(setting: str, device: torch.device, training: bool = False)
         if torch.cuda.is_bf16_supported():
             return "bf16", f"auto: {torch.cuda.get_device_name(device)} computes bfloat16"
         return "fp32", f"auto: {torch.cuda.get_device_name(device)} has no bfloat16"
-    if training:
-        return "fp32", "auto: CPU training stays float32"
     flags = cpu_flags()
     native = sorted(set(NATIVE_BF16_FLAGS) & (flags or set()))
     if native and torch.backends.mkldnn.is_available():

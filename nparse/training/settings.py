@@ -163,6 +163,6 @@ def device_and_precision(tc: TrainerConfig, local_rank: int | None) -> tuple[tor
     if device.type == "cuda" and local_rank is not None:
         device = torch.device("cuda", local_rank)
     try:
-        return device, choose_precision(tc.precision, device, training=True)
+        return device, choose_precision(tc.precision, device)
     except ValueError as err:
         raise ValueError(f"trainer.{err}") from None
