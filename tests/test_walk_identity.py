@@ -99,3 +99,28 @@ def test_compiled_draws_are_the_generators_own():
     assert [mersenne.draw(state) for _ in range(2000)] == [twin.random() for _ in range(2000)]
     mersenne.restore(rng, state)
     assert rng.random() == twin.random()
+
+
+def test_evaluation_after_training_steps_reads_the_new_weights(train_file, tmp_path):
+    """After optimizer steps, encoding without gradients (dev evaluation: bf16 LSTM copies and the
+    character cache, kept while the weights' version counters stay) gives what a fresh copy of
+    the model gives: a fused Adam that left the counters unchanged froze dev LAS at epoch 1."""
+    import copy
+
+    from nparse.io.data import collate
+
+    cfg = compose_config("+exp=archybrid_dynamic", f"data.train={train_file}", "data.dev=null", "data.test=null",
+                         "trainer.threads=1", "trainer.precision=bf16")  # fmt: skip
+    trainer = Trainer(cfg, tmp_path)
+    batch = collate(trainer.train_examples[:8])
+    model = trainer.model
+    model.eval()
+    with torch.no_grad():
+        model.encode(batch)  # fills the caches
+    model.train()
+    trainer.train_epoch(1)
+    model.eval()
+    with torch.no_grad():
+        kept = model.encode(batch)[0]
+        fresh = copy.deepcopy(model).encode(batch)[0]
+    assert torch.equal(kept, fresh)

@@ -1,8 +1,10 @@
 """Compiled (numba) kernels on configuration rows: ``<name>.py`` holds a system's transitions,
-``<name>_oracle.py`` its oracle's compiled costs where the oracle has them (2-Planar, Covington,
-SwapStandard), and ``rows.py`` the layout of a row.
+``<name>_oracle.py`` its oracles (correct sets and costs, the twins of the Python oracles that
+training asks), ``rows.py`` the layout of a row, ``gold.py`` a gold tree's fields, and
+``dispatch.py`` / ``oracles.py`` choose a system's or an oracle's kernel by code.
 
-Every system module declares ``CODE`` (the system's ``code``, which ``arrays.py`` dispatches on) and
+Every system module declares ``CODE`` (the system's ``code``, which ``dispatch.py`` dispatches on),
+its moves (``ACTIONS`` and one constant per move, numbered once here) and
 five functions over one row of the state array (``rows.py`` says where each part lives):
 ``initial(row, off, root_end, n)``, ``terminal(row, off, root_end)``,
 ``legal(row, off, root_end, out)`` (one flag per action into ``out``), ``positions(row, off,
