@@ -81,7 +81,7 @@ def test_best_checkpoint_holds_the_averaged_weights_it_was_evaluated_with(tmp_pa
     metrics = run_train(
         run, "+exp=archybrid_dynamic", "data.max_train_sentences=150", "trainer.epochs=2", "data.test=null",
         f"data.dev={dev}", "trainer.average=ema", "trainer.average_decay=0.9", "trainer.lr_schedule=linear",
-        "trainer.warmup=2",
+        "trainer.warmup=2", "trainer.precision=fp32",  # parsed again below in fp32, as the trainer evaluated
     )  # fmt: skip
     last = checkpoint.load(run / "last.pt", torch.device("cpu"))
     best = checkpoint.load(run / "best.pt", torch.device("cpu"))
