@@ -153,8 +153,8 @@ def choose_precision(setting: str, device: torch.device) -> tuple[str, str]:
     """The precision of the encoder and tables, and why. ``auto``: bfloat16 where the hardware
     computes it natively (a GPU with bf16, compute capability 8.0 and later; a CPU with AVX-512
     BF16 or AMX), float32 elsewhere. CPU training in bfloat16 runs its padded BiLSTMs on bfloat16
-    weights (``models/encoder.padded_bilstm``): 1.2x the float32 epoch on an AMD EPYC at the same
-    dev LAS (``docs/experiments/training-speed.md``)."""
+    weights (``models/encoder.padded_bilstm``): 1.17-1.21x the float32 epoch on an AMD EPYC with
+    AVX-512 BF16 (``docs/experiments/training-speed.md``; not measured with AMX)."""
     if setting not in PRECISIONS:
         raise ValueError(f"precision={setting}: choose one of {', '.join(PRECISIONS)}")
     if setting != "auto":

@@ -1,6 +1,6 @@
 """The greedy training walk on Python ``Config`` objects, one item and one step at a time: nparse's
 walk before the compiled one on rows (nparse/training/local.py), kept as the reference that
-tests/test_training.py trains against in lockstep (same transitions, same losses).
+tests/test_walk_identity.py trains against in lockstep (same transitions, same losses).
 
 The loop runs without autograd, recording each step's feature rows and its legal and correct
 transitions; the loss is then computed for all recorded steps in one call (see models/scorer.py).

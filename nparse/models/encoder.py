@@ -75,7 +75,9 @@ def padded_bilstm(lstm: nn.LSTM, x: torch.Tensor, lengths: torch.Tensor) -> torc
     reversed within its own length), so padding only ever follows a sequence and never reaches
     its outputs, and the fused oneDNN/cuDNN kernels run (packed input takes a per-step path on
     CPU in training). Under CPU autocast to bfloat16 the weights and inputs are cast for the call
-    (differentiably: the gradients reach the float32 weights). Outputs at padded positions are 0."""
+    (differentiably: the gradients reach the float32 weights). Outputs at padded positions are 0.
+    CPU training only: on a GPU cuDNN runs packed sequences fused already, and per-direction
+    calls would copy weights that are not in cuDNN's flat buffer (not measured on a GPU)."""
     dtype = torch.bfloat16 if x.device.type == "cpu" and torch.is_autocast_enabled("cpu") and \
         torch.get_autocast_dtype("cpu") == torch.bfloat16 else None  # fmt: skip
     flip = reversal(lengths, x.shape[1], x.device)[:, :, None]
@@ -162,7 +164,7 @@ class CharEncoder(nn.Module):
 
     def forward(self, char_ids: torch.Tensor, lengths: torch.Tensor) -> torch.Tensor:
         x = self.embed(char_ids)
-        if torch.is_grad_enabled():  # training: the padded call (``padded_bilstm``)
+        if torch.is_grad_enabled() and x.device.type == "cpu":  # CPU training: ``padded_bilstm``
             out = padded_bilstm(self.lstm, x, lengths)
             last = (lengths.to(x.device) - 1)[:, None, None].expand(-1, 1, out.shape[2])
             hidden = self.lstm.hidden_size  # the final states: forward at the last character, backward at the first
@@ -389,7 +391,7 @@ class Encoder(nn.Module):
             packed, rows = packed_rows(x, batch.lengths)
             out, _ = run_lstm(self.lstm, packed)
             return dropout(out.data[torch.from_numpy(np.argsort(rows)).to(out.data.device)], self.dropout.p, self.training)
-        if torch.is_grad_enabled():  # training: the padded call (``padded_bilstm``)
+        if torch.is_grad_enabled() and x.device.type == "cpu":  # CPU training: ``padded_bilstm``
             return dropout(padded_bilstm(self.lstm, x, batch.lengths), self.dropout.p, self.training)
         packed = pack_padded_sequence(x, batch.lengths, batch_first=True, enforce_sorted=False)
         out, _ = run_lstm(self.lstm, packed)  # without gradients: as parsing computes it (bf16 copies)

@@ -7,7 +7,7 @@ exploration with the trainer's own random generator, ``mersenne.py``) and the tr
 loop runs without autograd, recording each step's feature rows and its legal and correct
 transitions; the loss is then computed for all recorded steps in one call (see models/scorer.py).
 ``tests/reference_local.py`` keeps the walk on Python ``Config`` objects this one replaced; with
-the same seed both take the same transitions (tests/test_training.py).
+the same seed both take the same transitions (tests/test_walk_identity.py).
 """
 
 from __future__ import annotations
@@ -85,6 +85,8 @@ def _decide(states, live, off, code, root_end, ocode, gold, gstart, scores, lega
     for k in range(live.shape[0]):
         i = live[k]
         pred = _best(scores[k], legal[k])
+        if pred < 0:  # no legal transition in a live row: a kernel bug, reported as a dead end
+            return 0, -1 - k, explored
         action = pred
         if not correct[k, pred]:
             errors += 1
