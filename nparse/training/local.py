@@ -95,9 +95,8 @@ def _decide(states, live, off, code, root_end, ocode, gold, gstart, scores, lega
             action = _best(scores[k], target_ok)
             if action < 0:
                 return 0, -1 - k, explored
-            if explore_p > 0:
-                g = i
-                if mersenne.draw(mt) < explore_p and may_explore_row(ocode, states[i], off, gold[:, gstart[g] : gstart[g + 1]], pred):
+            if explore_p > 0:  # row i is sentence i of the batch's gold fields
+                if mersenne.draw(mt) < explore_p and may_explore_row(ocode, states[i], off, gold[:, gstart[i] : gstart[i + 1]], pred):
                     action = pred
                     explored += 1
         counts[action] += 1

@@ -100,36 +100,35 @@ def can_shift_row(row, off, gold):
 
 
 @njit(cache=True)
-def eager(row, off, root_end, opt, gold, seq, legal, cost, out):
+def arc_due(row, off, gold, out):
+    """LEFT, else RIGHT, marked in ``out`` when the static oracles take it first; whether one was."""
     if can_left(row, off, gold):
         out[LEFT] = True
     elif can_right(row, off, gold):
         out[RIGHT] = True
-    elif can_swap(row, off, gold):
-        out[SWAP] = True
     else:
-        out[SHIFT] = True
+        return False
+    return True
+
+
+@njit(cache=True)
+def eager(row, off, root_end, opt, gold, seq, legal, cost, out):
+    if not arc_due(row, off, gold, out):
+        out[SWAP if can_swap(row, off, gold) else SHIFT] = True
 
 
 @njit(cache=True)
 def lazy(row, off, root_end, opt, gold, seq, legal, cost, out):
-    if can_left(row, off, gold):
-        out[LEFT] = True
-    elif can_right(row, off, gold):
-        out[RIGHT] = True
-    elif can_swap_lazy(row, off, gold):
-        out[SWAP] = True
-    else:
-        out[SHIFT] = True
+    if not arc_due(row, off, gold, out):
+        out[SWAP if can_swap_lazy(row, off, gold) else SHIFT] = True
 
 
 @njit(cache=True)
 def ndsw(row, off, root_end, opt, gold, seq, legal, cost, out):
-    if can_left(row, off, gold):
-        out[LEFT] = True
-    elif can_right(row, off, gold):
-        out[RIGHT] = True
-    elif can_swap(row, off, gold):
+    """EAGER, with SHIFT also correct beside a SWAP when the gold tree stays reachable."""
+    if arc_due(row, off, gold, out):
+        return
+    if can_swap(row, off, gold):
         out[SWAP] = True
         out[SHIFT] = can_shift_row(row, off, gold)
     else:
