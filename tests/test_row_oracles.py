@@ -59,3 +59,30 @@ def test_compiled_oracles_agree_with_the_reference_on_treebank_sentences(name, r
         result = lockstep(system, o, trees, rng, explore_p)
         assert result.configurations > 1000
         assert not result.mismatches, result.mismatches
+
+
+def random_trees(rng: random.Random, count: int, most: int) -> list[list[int]]:
+    """Random trees of 2 to ``most`` words (projective or not, 2-planar or not)."""
+    out = []
+    for _ in range(count):
+        n = rng.randint(2, most)
+        order = rng.sample(range(1, n + 1), n)
+        heads, placed = [-1] * (n + 1), [0]
+        for w in order:
+            heads[w] = rng.choice(placed)
+            placed.append(w)
+        out.append(heads)
+    return out
+
+
+@pytest.mark.parametrize("regularize", [True, False])
+def test_the_fast_twoplanar_costs_equal_the_literal_loss_far_off_the_gold_path(regularize):
+    """The compiled 2-Planar costs derive each transition's loss from the configuration's own
+    (``fast_costs``); the Python oracle computes it literally (``costs``). Random trees walked
+    with mostly random transitions reach the wrong arcs and cycles treebank walks rarely do."""
+    system = make_system("twoplanar")
+    o = make_oracle(system, "dynamic", switch_regularization=regularize)
+    rng = random.Random(11)
+    result = lockstep(system, o, random_trees(rng, 600, 9), rng, 0.9)
+    assert result.configurations > 5000
+    assert not result.mismatches, result.mismatches

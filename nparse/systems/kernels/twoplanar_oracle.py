@@ -15,9 +15,9 @@ import numpy as np
 from numba import njit
 
 from . import twoplanar as kernel
-from .rows import L_BUF, L_HEADS, L_N, L_NB, L_NS, L_NS2, L_PLANE, L_STACK, L_STACK2, L_SWITCHED
+from .rows import L_ACTIVE, L_BUF, L_HEADS, L_N, L_NB, L_NS, L_NS2, L_PLANE, L_STACK, L_STACK2, L_SWITCHED
 from .gold import G_HEAD, G_PLANE, ILLEGAL, minimal
-from .twoplanar import SWITCH
+from .twoplanar import LEFT, REDUCE, SHIFT, SWITCH
 
 
 @njit(cache=True)
@@ -148,10 +148,197 @@ def costs(row, off, gh, gplane, regularize, out):
                 out[SWITCH] = 1
 
 
+# The same costs from one pass over the configuration: ``costs`` above stays the literal
+# definition (the Python oracle's, which exhaustive search checks); ``fast_costs`` derives the loss
+# after each transition from the configuration's own reachable arcs and components, and
+# tests/test_row_oracles.py walks it in lockstep with ``costs`` on treebank sentences.
+
+B_ON0, B_ON1, B_COMP, B_REACH, B_CYCLE, B_SEEN, B_GONE, B_STATE, B_AFTER, B_OTHER = range(10)  # ``fast_costs``'s scratch
+
+
+@njit(cache=True)
+def _cycles(row, heads, n, reach, cycle, state) -> int:
+    """Cycles of the graph where every word points to its head in A or to ``reach``, its
+    reachable gold head; ``cycle[w]`` is set to the first word of w's cycle (0 when on none)."""
+    for w in range(n + 1):
+        cycle[w] = state[w] = 0
+    count = 0
+    for start in range(1, n + 1):
+        if state[start] != 0:
+            continue
+        w = start
+        while w > 0 and state[w] == 0:
+            state[w] = start
+            h = row[heads + w]
+            w = h if h >= 0 else reach[w]
+        if w > 0 and state[w] == start:
+            count += 1
+            first = w
+            while cycle[w] == 0:
+                cycle[w] = first
+                h = row[heads + w]
+                w = h if h >= 0 else reach[w]
+    return count
+
+
+@njit(cache=True)
+def _tree_root(row, heads, w) -> int:
+    while row[heads + w] >= 0:
+        w = row[heads + w]
+    return w
+
+
+@njit(cache=True)
+def _drop(d, stamp, work) -> int:
+    """Take word d's reachable arc away (mark it gone); 1 if that breaks a cycle not yet broken."""
+    work[B_GONE, d] = stamp
+    first = work[B_CYCLE, d]
+    if first != 0 and work[B_SEEN, first] != stamp:
+        work[B_SEEN, first] = stamp
+        return 1
+    return 0
+
+
+@njit(cache=True)
+def _after(row, off, t, p, s, b0, n, gh, gplane, unreachable, cycles, stamp, work) -> int:
+    """``loss`` of the configuration reached by transition t (not SWITCH) on plane p, whose stack
+    top is s: the reachable arcs t takes away, the cycles they break, and the cycle a new arc
+    closes (``stamp``: a number of its own for each call, marking what this transition changes)."""
+    heads = off[L_HEADS]
+    comp, reach = work[B_COMP], work[B_REACH]
+    if t == SHIFT:  # the arcs from b0 to a word on its left: b0 leaves the buffer
+        for d in range(1, n + 1):
+            h = reach[d]
+            if h >= 0 and (h if h > d else d) == b0:
+                unreachable += 1
+                cycles -= _drop(d, stamp, work)
+        return unreachable + cycles
+    if t == REDUCE:  # the arcs from s to the right on this plane: s leaves the plane's stack
+        for d in range(1, n + 1):
+            h = reach[d]
+            if h >= 0 and gplane[d] == p and (h if h < d else d) == s:
+                unreachable += 1
+                cycles -= _drop(d, stamp, work)
+        return unreachable + cycles
+    # LEFT (b0 -> s) or RIGHT (s -> b0): od gets its head oh
+    oh, od = (b0, s) if t == LEFT else (s, b0)
+    if not (gh[od] == oh and gplane[od] == p) and reach[od] >= 0:
+        unreachable += 1  # od's reachable gold arc gives way to a wrong one
+    cycles -= _drop(od, stamp, work)  # od points elsewhere now
+    r = _tree_root(row, heads, oh)  # the only word of the joined tree without a head
+    if r > 0 and reach[r] >= 0 and comp[reach[r]] == comp[od]:
+        unreachable += 1  # would now close a cycle
+        cycles -= _drop(r, stamp, work)
+    if oh == 0:  # the root has its dependent
+        for d in range(1, n + 1):
+            if d != od and reach[d] == 0:
+                unreachable += 1
+                cycles -= _drop(d, stamp, work)
+    w, steps = oh, 0  # does the new arc close a cycle?
+    while w > 0 and steps <= n:
+        if w == od:
+            cycles += 1
+            break
+        h = row[heads + w]
+        w = h if h >= 0 else (reach[w] if work[B_GONE, w] != stamp else -1)
+        steps += 1
+    return unreachable + cycles
+
+
+@njit(cache=True)
+def fast_costs(row, off, gh, gplane, regularize, legal, out):
+    """``costs`` (``legal``: the row's legal transitions), with the loss after each transition
+    derived from one pass over the row."""
+    n = row[off[L_N]]
+    nb = row[off[L_NB]]
+    b0 = row[off[L_BUF] + nb - 1] if nb > 0 else n + 1
+    heads, plane = off[L_HEADS], off[L_PLANE]
+    work = np.empty((10, max(n + 1, 5)), dtype=np.int64)
+    on0, on1, comp, reach = work[B_ON0], work[B_ON1], work[B_COMP], work[B_REACH]
+    for w in range(n + 1):
+        on0[w] = on1[w] = 0
+        comp[w] = w
+        reach[w] = -1
+        work[B_SEEN, w] = work[B_GONE, w] = 0
+    ns0, ns1 = row[off[L_NS]], row[off[L_NS2]]
+    for k in range(ns0):
+        on0[row[off[L_STACK] + k]] = 1
+    for k in range(ns1):
+        on1[row[off[L_STACK2] + k]] = 1
+    root_taken = False
+    for d in range(1, n + 1):
+        h = row[heads + d]
+        if h >= 0:
+            a, b = _find(comp, h), _find(comp, d)
+            if a != b:
+                comp[a] = b
+            if h == 0:
+                root_taken = True
+    for w in range(n + 1):
+        comp[w] = _find(comp, w)
+    unreachable = 0  # as in ``loss``
+    for d in range(1, n + 1):
+        h, p = gh[d], gplane[d]
+        if p < 0:
+            unreachable += 1
+        elif row[heads + d] == h and row[plane + d] == p:
+            continue
+        elif row[heads + d] >= 0:
+            unreachable += 1
+        else:
+            lo, hi = (h, d) if h < d else (d, h)
+            if hi < b0 or (lo < b0 and (on0[lo] if p == 0 else on1[lo]) == 0) or comp[h] == comp[d] or (h == 0 and root_taken):
+                unreachable += 1
+            else:
+                reach[d] = h
+    cycles = _cycles(row, heads, n, reach, work[B_CYCLE], work[B_STATE])
+    active = row[off[L_ACTIVE]]
+    after = work[B_AFTER]
+    for t in range(5):
+        after[t] = -1
+    best = -1
+    for q in range(2):  # the active plane's transitions, then, after a SWITCH, the other's
+        p = active if q == 0 else 1 - active
+        if q == 1:
+            if not legal[SWITCH]:
+                break
+            other = work[B_OTHER]
+            for t in range(5):
+                other[t] = 0
+            row[off[L_ACTIVE]], row[off[L_SWITCHED]] = p, 1  # the row after SWITCH, put back below
+            kernel.legal(row, off, False, other)
+            row[off[L_ACTIVE]], row[off[L_SWITCHED]] = active, 0
+        else:
+            for t in range(5):
+                work[B_OTHER, t] = legal[t]
+            other = work[B_OTHER]
+        ns = ns0 if p == 0 else ns1
+        s = row[off[L_STACK if p == 0 else L_STACK2] + ns - 1] if ns > 0 else -1
+        for t in range(4):
+            if other[t]:
+                value = _after(row, off, t, p, s, b0, n, gh, gplane, unreachable, cycles, 1 + 4 * q + t, work)
+                if q == 0:
+                    after[t] = value
+                    if best < 0 or value < best:
+                        best = value
+                elif after[SWITCH] < 0 or value < after[SWITCH]:
+                    after[SWITCH] = value
+    if row[off[L_SWITCHED]] != 0:
+        base = best
+    else:
+        base = unreachable + cycles
+    for t in range(5):
+        out[t] = after[t] - base if after[t] >= 0 else ILLEGAL
+    if regularize and out[SWITCH] == 0:
+        for t in range(4):
+            if out[t] == 0:
+                out[SWITCH] = 1
+
+
 REGULARIZE = 1  # the option bit of ``TwoPlanarDynamic(switch_regularization=True)``
 
 
 @njit(cache=True)
 def dynamic(row, off, root_end, opt, gold, seq, legal, cost, out):
-    costs(row, off, gold[G_HEAD], gold[G_PLANE], (opt & REGULARIZE) != 0, cost)
+    fast_costs(row, off, gold[G_HEAD], gold[G_PLANE], (opt & REGULARIZE) != 0, legal, cost)
     minimal(cost, out)
