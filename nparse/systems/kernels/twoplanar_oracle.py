@@ -17,7 +17,8 @@ import numpy as np
 from numba import njit
 
 from . import twoplanar as kernel
-from .rows import L_ACTIVE, L_BUF, L_HEADS, L_N, L_NB, L_NS, L_NS2, L_PLANE, L_STACK, L_STACK2, L_SWITCHED
+from ..base import NONE
+from .rows import L_ACTIVE, L_BUF, L_HEADS, L_LMOD, L_N, L_NB, L_NS, L_NS2, L_PLANE, L_STACK, L_STACK2, L_SWITCHED
 from .gold import G_HEAD, G_PLANE, ILLEGAL, minimal
 from .twoplanar import LEFT, REDUCE, SHIFT, SWITCH
 
@@ -58,8 +59,10 @@ def loss(row, off, gh, gplane, work) -> int:
             if h == 0:
                 root_taken = True
     unreachable = 0
+    wrong = 0  # built arcs with a wrong head: a cycle needs one (the gold arcs form a tree)
     for d in range(1, n + 1):
         h, p = gh[d], gplane[d]
+        wrong += row[heads + d] >= 0 and row[heads + d] != h
         if p < 0:
             unreachable += 1  # not in the 2-planar gold subset
             continue
@@ -155,15 +158,15 @@ def costs(row, off, gh, gplane, regularize, out):
 # dependent's own, the one that would now close a cycle of A, the root's others) and through the
 # cycles of A plus the reachable arcs that those break or the new arc closes.
 
-B_ON0, B_ON1, B_COMP, B_REACH, B_CYCLE, B_SEEN, B_GONE, B_STATE, B_AFTER, B_OTHER = range(10)  # ``fast_costs``'s scratch
+(B_ON0, B_ON1, B_COMP, B_REACH, B_CYCLE, B_SEEN, B_GONE, B_STATE, B_AFTER, B_OTHER, B_LO0, B_LO1,
+ B_HI) = range(13)  # ``fast_costs``'s scratch; B_LO0/B_LO1: reachable arcs by their earlier end, per plane
 
 
 @njit(cache=True)
 def _cycles(row, heads, n, reach, cycle, state) -> int:
     """Cycles of the graph where every word points to its head in A or to ``reach``, its
-    reachable gold head; ``cycle[w]`` is set to the first word of w's cycle (0 when on none)."""
-    for w in range(n + 1):
-        cycle[w] = state[w] = 0
+    reachable gold head; ``cycle[w]`` is set to the first word of w's cycle (0 when on none).
+    ``cycle`` and ``state`` come zeroed."""
     count = 0
     for start in range(1, n + 1):
         if state[start] != 0:
@@ -202,12 +205,19 @@ def _drop(d, stamp, work) -> int:
 
 
 @njit(cache=True)
-def _after(row, off, t, p, s, b0, n, gh, gplane, unreachable, cycles, stamp, work) -> int:
+def _after(row, off, t, p, s, b0, n, gh, gplane, unreachable, cycles, roots, wrong, stamp, work) -> int:
     """``loss`` of the configuration reached by transition t (not SWITCH) on plane p, whose stack
     top is s: the reachable arcs t takes away, the cycles they break, and the cycle a new arc
-    closes (``stamp``: a number of its own for each call, marking what this transition changes)."""
+    closes (``stamp``: a number of its own for each call, marking what this transition changes;
+    ``roots``: the reachable arcs from the root; ``wrong``: the built arcs with a wrong head).
+    Without cycles, the arcs taken away are counted in advance (B_HI, B_LO0, B_LO1), as nothing is
+    left to break; without a wrong arc, no cycle can close."""
     heads = off[L_HEADS]
     comp, reach = work[B_COMP], work[B_REACH]
+    if cycles == 0 and t == SHIFT:
+        return unreachable + work[B_HI, b0]
+    if cycles == 0 and t == REDUCE:
+        return unreachable + work[B_LO0 + p, s]
     if t == SHIFT:  # the arcs from b0 to a word on its left: b0 leaves the buffer
         for d in range(1, n + 1):
             h = reach[d]
@@ -231,11 +241,15 @@ def _after(row, off, t, p, s, b0, n, gh, gplane, unreachable, cycles, stamp, wor
     if r > 0 and reach[r] >= 0 and comp[reach[r]] == comp[od]:
         unreachable += 1  # would now close a cycle
         cycles -= _drop(r, stamp, work)
-    if oh == 0:  # the root has its dependent
+    if oh == 0 and cycles == 0:  # the root has its dependent (the walk below ends at 0 either way)
+        unreachable += roots - (1 if reach[od] == 0 else 0)
+    elif oh == 0:
         for d in range(1, n + 1):
             if d != od and reach[d] == 0:
                 unreachable += 1
                 cycles -= _drop(d, stamp, work)
+    if wrong == 0 and gh[od] == oh:
+        return unreachable + cycles  # all arcs gold: no cycle
     w, steps = oh, 0  # does the new arc close a cycle?
     while w > 0 and steps <= n:
         if w == od:
@@ -255,32 +269,33 @@ def fast_costs(row, off, gh, gplane, regularize, legal, out):
     nb = row[off[L_NB]]
     b0 = row[off[L_BUF] + nb - 1] if nb > 0 else n + 1
     heads, plane = off[L_HEADS], off[L_PLANE]
-    work = np.empty((10, max(n + 1, 5)), dtype=np.int64)
+    work = np.zeros((13, max(n + 1, 5)), dtype=np.int64)
     on0, on1, comp, reach = work[B_ON0], work[B_ON1], work[B_COMP], work[B_REACH]
     for w in range(n + 1):
-        on0[w] = on1[w] = 0
-        comp[w] = w
+        comp[w] = -1
         reach[w] = -1
-        work[B_SEEN, w] = work[B_GONE, w] = 0
     ns0, ns1 = row[off[L_NS]], row[off[L_NS2]]
     for k in range(ns0):
         on0[row[off[L_STACK] + k]] = 1
     for k in range(ns1):
         on1[row[off[L_STACK2] + k]] = 1
-    root_taken = False
-    for d in range(1, n + 1):
-        h = row[heads + d]
-        if h >= 0:
-            a, b = _find(comp, h), _find(comp, d)
-            if a != b:
-                comp[a] = b
-            if h == 0:
-                root_taken = True
-    for w in range(n + 1):
-        comp[w] = _find(comp, w)
-    unreachable = 0  # as in ``loss``
+    root_taken = row[off[L_LMOD]] != NONE  # word 0 has a dependent
+    for w in range(n + 1):  # comp: the root of each word's tree in A (A is a forest)
+        x = w
+        while comp[x] < 0 and row[heads + x] >= 0:
+            x = row[heads + x]
+        top = comp[x] if comp[x] >= 0 else x
+        x = w
+        while comp[x] < 0:
+            comp[x] = top
+            if row[heads + x] < 0:
+                break
+            x = row[heads + x]
+    unreachable = roots = 0  # as in ``loss``
+    wrong = 0  # built arcs with a wrong head: a cycle needs one (the gold arcs form a tree)
     for d in range(1, n + 1):
         h, p = gh[d], gplane[d]
+        wrong += row[heads + d] >= 0 and row[heads + d] != h
         if p < 0:
             unreachable += 1
         elif row[heads + d] == h and row[plane + d] == p:
@@ -293,7 +308,10 @@ def fast_costs(row, off, gh, gplane, regularize, legal, out):
                 unreachable += 1
             else:
                 reach[d] = h
-    cycles = _cycles(row, heads, n, reach, work[B_CYCLE], work[B_STATE])
+                work[B_LO0 + p, lo] += 1
+                work[B_HI, hi] += 1
+                roots += h == 0
+    cycles = _cycles(row, heads, n, reach, work[B_CYCLE], work[B_STATE]) if wrong else 0
     active = row[off[L_ACTIVE]]
     after = work[B_AFTER]
     for t in range(5):
@@ -317,14 +335,18 @@ def fast_costs(row, off, gh, gplane, regularize, legal, out):
         ns = ns0 if p == 0 else ns1
         s = row[off[L_STACK if p == 0 else L_STACK2] + ns - 1] if ns > 0 else -1
         for t in range(4):
-            if other[t]:
-                value = _after(row, off, t, p, s, b0, n, gh, gplane, unreachable, cycles, 1 + 4 * q + t, work)
-                if q == 0:
-                    after[t] = value
-                    if best < 0 or value < best:
-                        best = value
-                elif after[SWITCH] < 0 or value < after[SWITCH]:
-                    after[SWITCH] = value
+            if not other[t]:
+                continue
+            if q == 1 and t == SHIFT:
+                value = after[SHIFT]  # SHIFT moves both stacks: the same after a SWITCH
+            else:
+                value = _after(row, off, t, p, s, b0, n, gh, gplane, unreachable, cycles, roots, wrong, 1 + 4 * q + t, work)
+            if q == 0:
+                after[t] = value
+                if best < 0 or value < best:
+                    best = value
+            elif after[SWITCH] < 0 or value < after[SWITCH]:
+                after[SWITCH] = value
     if row[off[L_SWITCHED]] != 0:
         base = best
     else:
