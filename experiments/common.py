@@ -7,6 +7,7 @@ The drivers run as scripts (``python experiments/NAME.py``), so they import this
 
 from __future__ import annotations
 
+import os
 import statistics
 import subprocess
 import sys
@@ -24,12 +25,22 @@ from nparse.paths import CONF_DIR, PROJECT_ROOT, resolve_path
 ROOT = PROJECT_ROOT
 RUNS = ROOT / "runs"
 SPLITS = ("dev", "test")
+# Where our development machines keep the UD treebanks other than the bundled EWT (el_gdt,
+# hu_szeged): the studies name it as data.ud_root unless UD_ROOT or an override says otherwise.
+OUR_UD = os.environ.get("UD_ROOT", "../shared/data/ud")
+
+
+def with_ud_root(overrides: list[str] | tuple[str, ...]) -> list[str]:
+    """``overrides`` naming ``data.ud_root=OUR_UD`` unless they name one."""
+    given = any(o.startswith(("data.ud_root=", "++data.ud_root=")) for o in overrides)
+    return list(overrides) if given else [*overrides, f"data.ud_root={OUR_UD}"]
 
 
 def train(*overrides: str, log=sys.stdout) -> None:
-    """``python -m nparse.train OVERRIDES...`` in the project root; the command is printed first
-    (to ``log``) so that every figure of a study can be traced to it. Stops on failure."""
-    cmd = [sys.executable, "-m", "nparse.train", *overrides]
+    """``python -m nparse.train OVERRIDES...`` in the project root (with ``data.ud_root``, see
+    ``with_ud_root``); the command is printed first (to ``log``) so that every figure of a study
+    can be traced to it. Stops on failure."""
+    cmd = [sys.executable, "-m", "nparse.train", *with_ud_root(overrides)]
     print(" ".join(cmd[1:]), file=log, flush=True)
     subprocess.run(cmd, cwd=ROOT, check=True)
 
@@ -55,12 +66,17 @@ def split_sentences(data: Any, split: str) -> list[Sentence]:
 
 
 def treebank(name: str) -> Any:
-    """The ``data`` config group of a preset (``conf/data/<name>.yaml``), for drivers that read
-    a treebank without a model."""
-    path = CONF_DIR / "data" / f"{name}.yaml"
-    if not path.is_file():
+    """The ``data`` config group of a preset (``conf/data/<name>.yaml``, UD treebanks found under
+    ``OUR_UD``), for drivers that read a treebank without a model."""
+    from hydra import compose, initialize_config_dir
+
+    from nparse import config_schema  # noqa: F401  (the schemas and the ${ud:...} interpolations)
+
+    if not (CONF_DIR / "data" / f"{name}.yaml").is_file():
         raise SystemExit(f"no data preset {name}: choose one of {', '.join(p.stem for p in (CONF_DIR / 'data').glob('*.yaml'))}")
-    return OmegaConf.load(path)
+    with initialize_config_dir(str(CONF_DIR), version_base=None):
+        cfg = compose("config", overrides=with_ud_root([f"data={name}"]))
+    return OmegaConf.create(OmegaConf.to_container(cfg.data, resolve=True))
 
 
 def parse_scores(parser: Any, sents: list[Sentence], **decode: Any) -> Scores:

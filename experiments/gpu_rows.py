@@ -33,7 +33,7 @@ import traceback
 from pathlib import Path
 
 import torch
-from common import split_path, split_sentences, treebank
+from common import split_path, split_sentences, treebank, with_ud_root
 from udpipe_compare import las, nparse_parse
 from hydra import compose, initialize_config_dir
 
@@ -111,7 +111,7 @@ def trainer_for(args, precision: str, sentences: int, tmp: str) -> Trainer:
     if sentences:
         overrides.append(f"data.max_train_sentences={sentences}")
     with initialize_config_dir(config_dir=str(CONF_DIR), version_base="1.3"):
-        cfg = compose(config_name="config", overrides=overrides)
+        cfg = compose(config_name="config", overrides=with_ud_root(overrides))
     return Trainer(cfg, Path(tmp))
 
 

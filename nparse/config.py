@@ -33,6 +33,8 @@ class DataConfig:
     test: Optional[str] = MISSING
     max_train_sentences: Optional[int] = MISSING
     projective_only: bool = MISSING
+    treebank: Optional[str] = MISSING  # a UD code found under ud_root (conf/data/ud.yaml), or null
+    ud_root: Optional[str] = MISSING
 
 
 @dataclass
@@ -206,7 +208,7 @@ def oracle_config(values: Mapping[str, Any] | None) -> OracleConfig:
 # Keys that releases before 0.2 could leave out of a saved config, with the value that parses
 # and trains as those releases did when the key was absent.
 ADDED_KEYS: dict[str, dict[str, Any]] = {
-    "data": {"lang": None, "max_train_sentences": None, "projective_only": False},
+    "data": {"lang": None, "max_train_sentences": None, "projective_only": False, "treebank": None, "ud_root": None},
     "model": {
         "char_max": 50, "char_cache": 100_000, "tagger": False, "tagger_hidden": 100, "segmenter": False,
         "segmenter_epochs": 20, "lowercase": True, "pretrained": None, "pretrained_max": 100_000,

@@ -6,7 +6,7 @@ config: ``trainer.epochs=abc`` or ``model.dropout=high`` stop before anything ru
 named, and ``trainer.lr=1`` arrives as a float. The ``oracle`` group has no schema (its keys are
 the chosen oracle's options). Rules that relate several keys live in ``training/settings.py``.
 Import this module before composing (``nparse.train``, tools and tests do): importing it
-registers the schemas.
+registers the schemas and the ``${ud:...}`` interpolations of UD treebanks by name.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from __future__ import annotations
 from hydra.core.config_store import ConfigStore
 
 from .config import SCHEMAS
+from .io import treebanks
 
 
 def register() -> None:
@@ -21,6 +22,7 @@ def register() -> None:
     store = ConfigStore.instance()
     for group, node in SCHEMAS.items():
         store.store(group=group, name="schema", node=node)
+    treebanks.register()  # the ${ud:...} interpolations of conf/data/ud.yaml
 
 
 register()

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import shutil
 import subprocess
 import sys
 import time
@@ -387,25 +388,30 @@ def test_interrupted_save_keeps_the_previous_checkpoint(tmp_path, monkeypatch):
     assert [p.name for p in tmp_path.iterdir()] == ["last.pt"]
 
 
-def test_multirun_sweeps(tmp_path):
+def test_multirun_sweeps_over_ud_treebanks_by_name(tmp_path):
+    """``-m data=ud data.treebank=A,B data.ud_root=ROOT``: one run per treebank of a UD release
+    (here two codes, each 30 EWT dev sentences, in the release layout)."""
     dev = small_dev(tmp_path, 30)
+    for code, folder in (("xx_one", "UD_X-One"), ("yy_two", "UD_Y-Two")):
+        (tmp_path / "ud" / folder).mkdir(parents=True)
+        for split in ("train", "dev"):
+            shutil.copy(dev, tmp_path / "ud" / folder / f"{code}-ud-{split}.conllu")
     cmd = [
         sys.executable,
         "-m",
         "nparse.train",
         "-m",
         "+exp=archybrid_static",
-        "trainer.seed=1,2",
+        "data=ud",
+        "data.treebank=xx_one,yy_two",
+        f"data.ud_root={tmp_path / 'ud'}",
         "trainer.epochs=1",
-        "data.max_train_sentences=30",
-        f"data.dev={dev}",
-        "data.test=null",
         f"hydra.sweep.dir={tmp_path / 'sweep'}",
     ]
     proc = subprocess.run(cmd, cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stderr[-3000:]
-    for job in ("0", "1"):
-        assert (tmp_path / "sweep" / job / "metrics.json").is_file()
+    for job, code in (("0", "xx_one"), ("1", "yy_two")):
+        assert json.loads((tmp_path / "sweep" / job / "metrics.json").read_text())["treebank"] == code
         assert (tmp_path / "sweep" / job / "best.pt").is_file()
 
 
