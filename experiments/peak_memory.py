@@ -76,7 +76,7 @@ def main() -> None:
         folder = Path(tmp)
         model = args.model
         if model is None:
-            from nparse.fuzz import untrained_checkpoint
+            from nparse.testing.fuzz import untrained_checkpoint
 
             model = untrained_checkpoint(read_conllu(DEV), folder)
         print("| input | size (MB) | peak memory (MiB) | seconds |")

@@ -1,10 +1,10 @@
-"""Issue 10, fuzzing: a few hundred mutated real sentences (every class of nparse/fuzz.py)
+"""Issue 10, fuzzing: a few hundred mutated real sentences (every class of nparse/testing/fuzz.py)
 through the reader, the API, the parse CLI, evaluate and the training loader; each outcome must
 be a checked valid result or an error located at file:line, never another exception or a hang."""
 
 from __future__ import annotations
 
-from nparse import fuzz
+from nparse.testing import fuzz
 
 
 def test_fuzzed_inputs_give_valid_results_or_located_errors():

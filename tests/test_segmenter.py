@@ -78,7 +78,7 @@ def test_dev_scores_equal_the_official_scorer(english, tmp_path):
 
 def test_the_parse_cli_splits_raw_text_with_the_segmenter(english, tmp_path, capsys):
     from nparse import parse as parse_cli
-    from nparse.fuzz import untrained_checkpoint
+    from nparse.testing.fuzz import untrained_checkpoint
 
     model = untrained_checkpoint(read_conllu(BUNDLED / "en_ewt-ud-dev.conllu")[:200], tmp_path, ("model.upos_dim=0",))
 

@@ -16,7 +16,7 @@ from spacy.tokens import DocBin  # noqa: E402
 
 from nparse import parse as parse_cli  # noqa: E402
 from nparse.checkpoint import attach_segmenter  # noqa: E402
-from nparse.fuzz import untrained_checkpoint  # noqa: E402
+from nparse.testing.fuzz import untrained_checkpoint  # noqa: E402
 from nparse.io.conllu import read_conllu  # noqa: E402
 from nparse.io.segmenter import train  # noqa: E402
 

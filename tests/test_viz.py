@@ -6,7 +6,7 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 
 from nparse import parse as parse_cli
-from nparse.fuzz import untrained_checkpoint
+from nparse.testing.fuzz import untrained_checkpoint
 from nparse.io.conllu import read_conllu, write_conllu
 from nparse.trees import is_projective
 from nparse.viz.svg import COLOURS, compare_svg, crossing_arcs, levels, tree_arcs, tree_svg

@@ -2,7 +2,7 @@
 
     python tools/fuzz_conllu.py [--count N] [--seed S] [--classes a,b,...] [--timeout T] [--json]
 
-The mutation classes and the checks of every outcome are in ``nparse/fuzz.py`` (its docstring
+The mutation classes and the checks of every outcome are in ``nparse/testing/fuzz.py`` (its docstring
 says what counts as a valid result and as a located error). Prints one row per class and the
 failures with their input; the exit status is 1 when any case failed or hung.
 """
@@ -13,7 +13,7 @@ import argparse
 import json
 import sys
 
-from nparse.fuzz import CLASSES, fuzz, print_table
+from nparse.testing.fuzz import CLASSES, fuzz, print_table
 
 
 def main() -> int:

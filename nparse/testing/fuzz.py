@@ -42,18 +42,18 @@ import torch
 from hydra import compose, initialize_config_dir
 
 
-from . import checkpoint
-from . import config_schema  # noqa: F401  (registers the config schemas)
-from .config import Config
-from . import evaluate as evaluate_cli
-from . import parse as parse_cli
-from .api import Parser
-from .io.conllu import CoNLLUError, Sentence, read_conllu, read_text, read_utf8, sniff_format, tree_problem
-from .io.data import Vocabs
-from .models.parser import ParserModel
-from .paths import CONF_DIR, PROJECT_ROOT
-from .systems import make_oracle, make_system
-from .training.data import prepare_examples
+from .. import checkpoint
+from .. import config_schema  # noqa: F401  (registers the config schemas)
+from ..config import Config
+from .. import evaluate as evaluate_cli
+from .. import parse as parse_cli
+from ..api import Parser
+from ..io.conllu import CoNLLUError, Sentence, read_conllu, read_text, read_utf8, sniff_format, tree_problem
+from ..io.data import Vocabs
+from ..models.parser import ParserModel
+from ..paths import CONF_DIR, PROJECT_ROOT
+from ..systems import make_oracle, make_system
+from ..training.data import prepare_examples
 
 SHARED = PROJECT_ROOT.parent / "shared" / "data" / "ud"
 BUNDLED_DEV = PROJECT_ROOT / "data" / "ud" / "en_ewt" / "en_ewt-ud-dev.conllu"
