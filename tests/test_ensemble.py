@@ -315,3 +315,20 @@ def test_a_teacher_without_a_fitted_temperature_is_named(tiny_run, tmp_path, cap
     with caplog.at_level("WARNING", logger="nparse.train"):
         Teacher(tiny_run / "best.pt", options, torch.device("cpu"))
     assert "no fitted temperature" not in caplog.text
+
+
+def test_a_parser_and_an_ensemble_meet_the_declared_network_interface(tiny_run, single):
+    """The decoders read a network only through ``decoding.scoring.Network`` and the scorer
+    capability protocols, never through the model classes."""
+    from nparse.decoding.scoring import LegalScores, Network, NumpyScores
+
+    ensemble = nparse.load([tiny_run / "best.pt", tiny_run / "best.pt"], device="cpu", threads=1, precision="fp32")
+    declared = [name for name in vars(Network) if not name.startswith("_")]
+    assert {"encode", "layout", "scorer", "members", "completion", "label_scores"} <= set(declared)
+    for model in (single.model, ensemble.model):
+        missing = [name for name in declared if not hasattr(model, name)]
+        assert not missing, (type(model).__name__, missing)
+    assert single.model.members == (single.model,) and len(ensemble.model.members) == 2
+    assert ensemble.model.completion is None and not ensemble.model.has_arc_factor
+    assert isinstance(ensemble.model.scorer, LegalScores) and not isinstance(single.model.scorer, LegalScores)
+    assert isinstance(single.model.scorer, NumpyScores)

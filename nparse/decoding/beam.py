@@ -29,7 +29,7 @@ from numba import njit
 from ..timing import timed
 from ..systems.arrays import L_STEPS, Layout
 from .completion import Completion
-from .scoring import TransitionScores
+from .scoring import LegalScores, NumpyScores, TransitionScores
 
 NEG_INF = -np.inf
 
@@ -128,9 +128,9 @@ def score_rows(
     live = ~done
     if live.any():
         with torch.no_grad(), timed("scorer"):
-            if legal is not None and hasattr(scorer, "legal_scores"):
+            if legal is not None and isinstance(scorer, LegalScores):
                 scores[live] = scorer.legal_scores(table, rows[live], legal[live])
-            elif table.device.type == "cpu" and table.dtype == torch.float32 and hasattr(scorer, "numpy_scores"):
+            elif table.device.type == "cpu" and table.dtype == torch.float32 and isinstance(scorer, NumpyScores):
                 scores[live] = scorer.numpy_scores(table.numpy(), rows[live])
             else:
                 index = torch.from_numpy(rows[live]).to(table.device)

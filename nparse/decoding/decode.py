@@ -1,6 +1,6 @@
 """Decoding a trained network: batches of sentences to labelled trees.
 
-The network (``models.parser.ParserModel``, or several as ``models.ensemble.EnsembleModel``)
+The network (``decoding.scoring.Network``: a ``models.parser.ParserModel``, or several as ``models.ensemble.EnsembleModel``)
 only computes: BiLSTM vectors, the transition scorer's table, label, tag and factor scores. This
 module runs the decoders on them: the batched beam search (greedy is one item), or the maximum
 spanning tree of the first-order factor, then labels every arc of every tree in one labeler call.
@@ -19,18 +19,16 @@ from tqdm import tqdm
 
 from ..io.conllu import Sentence, with_comments
 from ..io.data import Batch, bucket_batches, collate, encode
-from ..models.ensemble import EnsembleModel
-from ..models.parser import ParserModel
 from ..runtime import collector_paused
 from ..systems.base import NONE, single_rooted
 from .beam import beam_search
 from .completion import Completion
 from .mst import mst_heads
+from .scoring import Network
 from .settings import DecodeSettings
 
 ROOT_LABEL = "root"  # the DEPREL of the root's dependent in UD
 
-Network = ParserModel | EnsembleModel  # what the decoders read scores from
 
 
 @dataclass
@@ -46,9 +44,10 @@ class Parse:
 
 def completion_for(model: Network, vectors: Any, lengths: list[int]) -> Completion | None:
     """The completion model's tables for one batch (None without factors)."""
-    if not isinstance(model, ParserModel) or model.completion is None:
+    if model.completion is None:
         return None
-    with model.autocast():
+    (single,) = model.members  # only a single parser has a completion model
+    with single.autocast():
         built = Completion.build(model.completion, vectors, lengths)
     built.table = built.table.float()
     return built
@@ -58,7 +57,7 @@ def compact_rows(model: Network) -> bool:
     """Whether greedy and beam decoding read the model's vectors and table without padding
     (``Encoder.forward``): an ensemble, or a single model without a completion model, whose
     factor tables are laid out padded."""
-    return isinstance(model, EnsembleModel) or model.completion is None
+    return model.completion is None
 
 
 @torch.no_grad()
@@ -120,9 +119,9 @@ def decode_sentences(
 
 def mst_trees(model: Network, vectors: Any, lengths: list[int]) -> list[list[tuple[list[int], float]]]:
     """The best single-rooted tree of every sentence under the first-order factor alone."""
-    if isinstance(model, EnsembleModel) and len(model.members) == 1:
+    if len(model.members) == 1:
         model = model.members[0]  # its own message below, if it cannot
-    if isinstance(model, EnsembleModel):
+    if len(model.members) > 1:
         raise ValueError("decoder=mst: an ensemble averages transition scores; decode it with decoder=greedy or beam")
     if model.completion is None or not model.has_arc_factor:
         raise ValueError(

@@ -212,7 +212,10 @@ def _order(first: Vocab, other: Vocab) -> torch.Tensor | None:
 
 
 class EnsembleModel:
-    """What the decoders need of a network (``decoding/decode.py``), computed by several."""
+    """What the decoders need of a network (``decoding.scoring.Network``), computed by several."""
+
+    completion = None  # ensembles average transition scores only (check_members)
+    has_arc_factor = False
 
     def __init__(self, models: Sequence[ParserModel], temperatures: Sequence[float]):
         self.members = list(models)

@@ -62,6 +62,11 @@ class ParserModel(nn.Module):
         self.arc_loss = self.has_arc_factor and completion.arc_loss
 
     @property
+    def members(self) -> tuple["ParserModel"]:
+        """This parser alone (``decoding.scoring.Network``: an ensemble lists several)."""
+        return (self,)
+
+    @property
     def has_arc_factor(self) -> bool:
         """Whether the completion model has the first-order factor (what ``decoder=mst`` needs)."""
         return bool(self.factor_mask & 1)

@@ -29,6 +29,7 @@ from ..checkpoint import model_from_state
 from ..io.data import Batch, Example, collate, encode
 from ..models.ensemble import EnsembleModel, check_members
 from ..models.parser import ParserModel
+from ..decoding.scoring import LegalScores
 from .local import NEG_INF, Steps, as_tensor
 
 log = logging.getLogger("nparse.train")
@@ -110,8 +111,9 @@ class Teacher:
     @torch.no_grad()
     def log_probs(self, table: torch.Tensor, steps: Steps) -> torch.Tensor:
         """[steps, actions] log-probabilities of the legal transitions at its temperature."""
-        if isinstance(self.model, EnsembleModel):  # the log of the members' mean probabilities
-            mean = self.model.scorer.legal_scores(table, np.asarray(steps.rows), np.asarray(steps.legal, dtype=bool))
+        scorer = self.model.scorer
+        if isinstance(scorer, LegalScores):  # an ensemble: the log of the members' mean probabilities
+            mean = scorer.legal_scores(table, np.asarray(steps.rows), np.asarray(steps.legal, dtype=bool))
             return torch.from_numpy(mean).to(table.device, torch.float32)
         rows = as_tensor(steps.rows, np.int64, table.device)
         legal = as_tensor(steps.legal, np.bool_, table.device)
