@@ -70,7 +70,7 @@ def test_a_linear_schedule_ends_at_zero_on_the_last_update_also_with_batch_token
     )  # fmt: skip
     trainer = Trainer(cfg, tmp_path)
     trainer.run()
-    updates, factor = trainer.scheduler.last_epoch, trainer.scheduler.lr_lambdas[0]
+    updates, factor = trainer.updates.scheduler.last_epoch, trainer.updates.scheduler.lr_lambdas[0]
     assert updates > 2 * 8
     assert factor(updates - 1) > 0 and factor(updates) == 0
 

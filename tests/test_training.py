@@ -179,7 +179,7 @@ def test_killed_run_resumes_to_the_same_metrics(tmp_path):
 def test_resume_auto_in_a_new_folder_points_at_the_latest_earlier_run(tmp_path):
     """Hydra gives every run a new timestamped folder, so resume=auto without hydra.run.dir finds
     no last.pt there: the warning names the earlier run that has one."""
-    from nparse.training.trainer import latest_sibling_run
+    from nparse.training.resume import latest_sibling_run
 
     new = tmp_path / "2026-11-26_10-00-00"
     new.mkdir()
@@ -892,6 +892,8 @@ def test_a_signal_during_the_dev_evaluation_stops_after_that_epoch_and_later_at_
                  "trainer.resume=auto"]  # fmt: skip
     with initialize_config_dir(config_dir=str(CONF_DIR), version_base="1.3"):
         cfg = compose(config_name="config", overrides=overrides)
+    from nparse.training.evaluation import Evaluation
+
     evaluate = Trainer.evaluate
 
     def signalled(self, *args, **kwargs):
@@ -905,7 +907,7 @@ def test_a_signal_during_the_dev_evaluation_stops_after_that_epoch_and_later_at_
             Trainer(cfg, tmp_path / "run").run()
         last = torch.load(tmp_path / "run" / "last.pt", map_location="cpu", weights_only=False)
         assert last["epoch"] == 1 and "partial" not in last
-        monkeypatch.setattr(Trainer, "calibrate", lambda self: os.kill(os.getpid(), signal.SIGTERM))
+        monkeypatch.setattr(Evaluation, "calibrate", lambda self, model: os.kill(os.getpid(), signal.SIGTERM))
         monkeypatch.setattr(Trainer, "evaluate", evaluate)
         with pytest.raises(Preempted, match="before the run's final evaluation ended"):
             Trainer(cfg, tmp_path / "run").run()

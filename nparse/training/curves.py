@@ -3,15 +3,25 @@
 from __future__ import annotations
 
 import time
+from collections import Counter
+from pathlib import Path
 from typing import Any
 
 # Per-epoch statistics drawn under train/ besides the objective's own.
 TRAIN_CURVES = ("oracle_share",)
 
 
-def new_window() -> dict:
-    """Counters of the batches since the last TensorBoard point."""
-    return {"loss": 0.0, "tokens": 0, "sents": 0, "t": time.perf_counter()}
+def tensorboard(run_dir: Path, purge_step: int | None) -> Any:
+    """The run's TensorBoard writer (``purge_step``: a resumed run's step, after which the events
+    of the interrupted run are dropped)."""
+    from torch.utils.tensorboard import SummaryWriter  # slow to import: only where a run writes
+
+    return SummaryWriter(str(run_dir), purge_step=purge_step)
+
+
+def new_window() -> Counter:
+    """Counters of the batches since the last TensorBoard point (``update`` adds a batch's)."""
+    return Counter({"loss": 0.0, "tokens": 0, "sents": 0, "t": time.perf_counter()})
 
 
 def write_window(writer: Any, window: dict, step: int, lr: float, bar: Any) -> None:

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
+import time
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from tqdm import tqdm
@@ -24,6 +25,20 @@ class Data:
     dev: list[Sentence]
     test: list[Sentence]
     skipped: list[tuple[str, str]]  # (sent_id, reason)
+    examples: list[Example] = field(default_factory=list)  # the training sentences encoded (``prepare``)
+    prepare_seconds: float = 0.0  # the oracle's preparation of them
+
+    def prepare(self, vocabs: Vocabs, oracle: Oracle, run_dir: Path, train_path: str, main: bool = True) -> None:
+        """Encode the training sentences with the oracle's precomputation (timed), list the
+        skipped ones in ``skipped.tsv`` (``main``: the process that writes), and refuse a run
+        with nothing left to train on (naming ``train_path``, data.train)."""
+        start = time.perf_counter()
+        self.examples = prepare_examples(self.train, vocabs, oracle, self.skipped)
+        self.prepare_seconds = time.perf_counter() - start
+        log.info("oracle data for %d sentences prepared in %.1f s", len(self.train), self.prepare_seconds)
+        if main:
+            report_skipped(self.skipped, len(self.examples), run_dir)
+        check_not_empty(self.examples, self.skipped, train_path)
 
 
 def load_data(cfg: Config) -> Data:

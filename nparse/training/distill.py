@@ -18,19 +18,21 @@ from __future__ import annotations
 
 import logging
 from pathlib import Path
-from typing import Sequence
+from typing import Any, Sequence
 
 import numpy as np
 import torch
 import torch.nn.functional as F
 
 from .. import checkpoint
-from ..checkpoint import model_from_state
+from ..checkpoint import checkpoint_paths, model_from_state
 from ..io.data import Batch, Example, collate, encode
 from ..models.ensemble import EnsembleModel, check_members
 from ..models.parser import ParserModel
 from ..decoding.scoring import LegalScores
+from ..paths import resolve_path
 from .local import NEG_INF, Steps, as_tensor
+from .settings import system_options
 
 log = logging.getLogger("nparse.train")
 
@@ -137,3 +139,15 @@ def distill_loss(
 
 
 __all__ = ["Teacher", "distill_loss"]
+
+
+def attach_teacher(objective: Any, cfg: Any, device: torch.device) -> None:
+    """Give the greedy objective the teacher of ``trainer.distill_from`` (one checkpoint or an
+    ensemble) and its weight; check_settings allows distillation in greedy training only."""
+    from .objectives import Greedy
+
+    assert isinstance(objective, Greedy)
+    tc = cfg.trainer
+    paths = [resolve_path(str(p), "trainer.distill_from") for p in checkpoint_paths(tc.distill_from)]
+    objective.teacher = Teacher(paths, system_options(cfg), device, tc.distill_cache_mb)
+    objective.distill_weight = tc.distill_weight

@@ -87,3 +87,16 @@ def parameter_groups(model: ParserModel, completion_lr: float | None) -> list[di
     factors = list(model.completion.parameters())
     ids = {id(p) for p in factors}
     return [{"params": [p for p in model.parameters() if id(p) not in ids]}, {"params": factors, "lr": float(completion_lr)}]
+
+
+def starting_model(
+    cfg: Config, system: TransitionSystem, train: list[Sentence], device: torch.device,
+    state: dict | None = None, path: Path | None = None,
+) -> ParserModel:  # fmt: skip
+    """The network a run starts from: a resumed run's (``state``, loaded from its last.pt at
+    ``path``), a trained one to fine-tune (``trainer.init_from``), or a new one."""
+    if state is not None:
+        return model_from_state(state, device, path)
+    if cfg.trainer.init_from:
+        return fine_tuned_model(resolve_path(cfg.trainer.init_from, "trainer.init_from"), cfg, system, device)
+    return new_model(cfg, system, train, device)

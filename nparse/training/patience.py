@@ -5,7 +5,10 @@ its patience state."""
 
 from __future__ import annotations
 
+import logging
 from typing import Any, Mapping, Sequence
+
+log = logging.getLogger("nparse.train")
 
 
 def best_epoch(history: Sequence[Mapping[str, Any]]) -> Mapping[str, Any] | None:
@@ -57,3 +60,17 @@ def plateau_cuts(history: Sequence[Mapping[str, Any]], wait: int) -> int:
         elif epoch - since >= wait:
             cuts, since = cuts + 1, epoch
     return cuts
+
+
+def warn_without_dev(tc: Any, has_dev: bool) -> None:
+    """Say that patience and plateau cuts do nothing without a dev set."""
+    if tc.patience and not has_dev:
+        log.warning("trainer.patience=%d needs a dev set (data.dev): training runs trainer.epochs=%d", tc.patience, tc.epochs)
+    if tc.plateau and not has_dev:
+        log.warning("trainer.plateau=%d needs a dev set (data.dev): the rate is never cut", tc.plateau)
+
+
+def patience_note(history: Sequence[Mapping[str, Any]], patience: int) -> str:
+    """The epoch line's ", N/P epochs without a gain" (empty without patience or dev scores)."""
+    waited = epochs_without_gain(history) if patience and history and "dev_las" in history[-1] else 0
+    return f", {waited}/{patience} epochs without a gain (trainer.patience)" if waited else ""

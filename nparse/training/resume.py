@@ -1,14 +1,25 @@
-"""Preemption and resume: the exception a stopped run raises, and the config a resumed run takes."""
+"""Preemption and resume: where a run starts (a new run, or the last.pt it goes on from, with the
+config it takes), the signals that stop it, and the exception a stopped run raises."""
 
 from __future__ import annotations
 
 import logging
+import random
+import re
 import signal
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
+import torch
+
+from .. import checkpoint
 from ..config import Config, upgrade_config
+from ..paths import resolve_path
+from .distributed import Ranks, total
+
+log = logging.getLogger("nparse.train")
 
 
 class Preempted(Exception):
@@ -143,3 +154,105 @@ def resumed_config(
                 "start a new run (trainer.init_from to start from its weights)"
             )
     return Config.from_dict(saved), notes
+
+
+TIMESTAMPED = re.compile(r"\d{4}-\d{2}-\d{2}_\d{2}-\d{2}-\d{2}")  # Hydra's default run folder names
+
+
+def latest_sibling_run(run_dir: Path) -> Path | None:
+    """The most recently written other timestamped run folder beside ``run_dir`` that holds a
+    last.pt, when ``run_dir`` is one too (Hydra's default: a folder chosen with hydra.run.dir, a
+    sweep's numbered ones or a seed's in experiments/seed_runs.py, is meant to be new)."""
+    if not TIMESTAMPED.fullmatch(run_dir.name):
+        return None
+    try:
+        found = [d for d in run_dir.parent.iterdir()
+                 if d != run_dir and TIMESTAMPED.fullmatch(d.name) and (d / "last.pt").is_file()]  # fmt: skip
+    except OSError:
+        return None
+    return max(found, key=lambda d: (d / "last.pt").stat().st_mtime, default=None)
+
+
+@dataclass
+class Start:
+    """Where a run starts: its config (a resumed run's own, with harmless overrides), the last.pt
+    it resumes (None: a new run), its preset and the overrides applied on resuming (for the log)."""
+
+    cfg: Config
+    resume: Path | None
+    preset: str | None
+    notes: list[str]
+
+
+def start_point(cfg: Config, run_dir: Path, overrides: list[str] | None) -> Start:
+    """``trainer.resume`` read: ``auto`` resumes ``run_dir/last.pt`` when there is one (and warns
+    when a newer timestamped sibling run is likely the one meant), a path resumes that file."""
+    resume: Any = cfg.trainer.resume
+    if resume == "auto":
+        last = run_dir / "last.pt"
+        resume = last if last.exists() else None
+        if resume is None:
+            log.info("trainer.resume=auto: no last.pt in %s, starting fresh", run_dir)
+            earlier = latest_sibling_run(run_dir)
+            if earlier is not None:  # a new timestamped folder: the run meant is likely this one
+                log.warning(
+                    "trainer.resume=auto looks in this run's own folder, %s, which is new; to go on with "
+                    "%s add hydra.run.dir=%s", run_dir, earlier / "last.pt", earlier,
+                )  # fmt: skip
+    if not resume:
+        return Start(cfg, None, preset_of(overrides), [])
+    path = resolve_path(resume, "trainer.resume")
+    saved = checkpoint.load(path)
+    preset = saved.get("preset")
+    resumed, notes = resumed_config(saved["config"], cfg, overrides, preset)
+    return Start(resumed, path, preset, notes)
+
+
+class StopControl:
+    """The stop signals of a run (SIGTERM, SIGUSR1, Ctrl-C): the first lets the current batch, or
+    the epoch's evaluation and checkpoints, finish and last.pt be written (the training loop asks
+    ``stopping``); after the last epoch (``finishing``) a signal stops the run at once.
+    ``where`` says the epoch reached and the run folder, for the message."""
+
+    def __init__(self, where: Callable[[], tuple[int, Path]]):
+        self.where = where
+        self.signal: int | None = None
+        self.finishing = False
+
+    def __call__(self, signum: int, frame: Any) -> None:
+        if self.finishing:  # calibration, test parse, segmenter: nothing to finish first
+            epoch, run_dir = self.where()
+            raise preempted_between(signum, epoch, run_dir, finishing=True)
+        if self.signal is None:
+            log.warning(
+                "%s received: finishing the current batch (or the epoch's evaluation), then stopping with last.pt written",
+                signal.Signals(signum).name,
+            )
+        self.signal = signum
+
+    def stopping(self, ranks: Ranks) -> bool:
+        """Whether a signal arrived, on any rank (so that every rank stops after the same update)."""
+        stop = self.signal is not None
+        return total(float(stop), ranks) > 0 if ranks.active else stop
+
+
+def resumed_log(start: Start, saved: dict, run_dir: Path, main: bool) -> logging.Handler | None:
+    """Log a resume (where the run goes on, the overrides applied) and, on rank 0, append the log
+    to the run's own train.log (``log_to``; the other ranks' lines stay on their stderr)."""
+    handler = log_to(run_dir) if main else None
+    partial = saved.get("partial")
+    where = f", batch {partial['done']} of epoch {partial['epoch']}" if partial else ""
+    log.info("resuming %s after epoch %d%s", start.resume, saved["epoch"], where)
+    for note in start.notes:
+        log.info("resume with %s", note)
+    return handler
+
+
+def rng_state(rng: random.Random) -> dict:
+    """The run's random generators, as last.pt keeps them."""
+    return {"python": rng.getstate(), "torch": torch.get_rng_state()}
+
+
+def restore_rng(rng: random.Random, state: dict) -> None:
+    rng.setstate(state["python"])
+    torch.set_rng_state(state["torch"].cpu())
