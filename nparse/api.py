@@ -5,7 +5,7 @@ from __future__ import annotations
 import io
 import logging
 from pathlib import Path
-from typing import Any, Callable, Iterable, Sequence
+from typing import IO, TYPE_CHECKING, Any, Callable, Iterable, Iterator, Sequence
 
 
 from . import checkpoint
@@ -13,26 +13,18 @@ from .checkpoint import checkpoint_paths, config_from_state, model_from_state
 from .config import Config
 from .decoding.decode import Parse, decode_sentences, nbest_sentences, parsed_sentence
 from .decoding.settings import DecodeSettings
-from .io.conllu import Sentence, build_sentence, read_conllu, read_text, read_utf8, sniff_format, write_conllu
+from .io.conllu import MissingPOSError, Sentence, build_sentence, read_conllu, read_text, read_utf8, sniff_format, write_conllu
 from .io.rawtext import iter_raw
 from .models.ensemble import EnsembleModel, check_members, system_of
 from .models.parser import ParserModel
 from .runtime import choose_precision, keep_freed_memory, pick_device, set_threads
 
+if TYPE_CHECKING:
+    from .pipeline import Report
+
 log = logging.getLogger("nparse")
 
 __all__ = ["MissingPOSError", "Parser", "load", "model_from_state", "nbest_sentences", "parsed_sentence", "pick_device"]
-
-
-class MissingPOSError(ValueError):
-    """The model reads POS tags the input does not have (``line``: where, in its file)."""
-
-    def __init__(self, message: str, line: int | None = None):
-        super().__init__(message)
-        self.line = line
-
-    def __reduce__(self):  # rebuilt with its line when it crosses processes (parse workers=N)
-        return (type(self), (str(self), self.line))
 
 
 def is_file_path(name: str) -> bool:
@@ -282,6 +274,48 @@ class Parser:
         if nbest is None:
             return [parsed_sentence(s, p[0]) for s, p in zip(sentences, results)]
         return [nbest_sentences(s, parses) for s, parses in zip(sentences, results)]
+
+    def iter_parse(
+        self, source: Iterable[Sentence] | Iterable[Sequence[str]], *, chunk: int = 4096, **options: Any
+    ) -> Iterator[Sentence] | Iterator[list[Sentence]]:
+        """Parse a stream of sentences (Sentence objects or lists of tokens) ``chunk`` at a time,
+        yielding each parsed sentence (or, with ``nbest``, its trees) in input order: memory is
+        bounded by the chunk, not the stream. ``options``: those of ``parse``."""
+        from .pipeline.reading import chunks
+
+        for part in chunks(source, chunk):
+            yield from self.parse(part, **options)  # type: ignore[misc, arg-type]
+
+    def parse_file(
+        self,
+        source: str | Path | None,
+        target: str | Path | IO[str] | None,
+        *,
+        fmt: str = "auto",
+        output_format: str = "auto",
+        workers: int | str = 1,
+        chunk: int | None = None,
+        beam_size: int | None = None,
+        nbest: int | None = None,
+        decoder: str | None = None,
+        batch_size: int | None = None,
+        lang: str | None = None,
+        segmenter: str | None = None,
+        progress: bool | None = None,
+    ) -> "Report":
+        """Parse a file into a file as ``python -m nparse.parse`` does (``nparse/pipeline``): any
+        input format (``fmt``: auto, conllu, text, raw) read in chunks of ``chunk`` sentences,
+        ``workers`` processes (``auto``: the CPUs the thread policy would use) with the output of
+        one, CoNLL-U or (``output_format="html"`` or a target named *.html) a page of trees, and
+        with ``nbest=k`` every sentence's k best trees. ``source`` None reads standard input;
+        ``target`` None writes standard output, and may be an open text stream. An output file
+        appears whole or not at all; errors name the input's file:line. Returns a ``Report``
+        (sentences, words, seconds)."""
+        from .pipeline import parse_file
+
+        settings = self.settings.override(decoder=decoder, beam_size=beam_size, nbest=nbest or 1, batch_size=batch_size)
+        return parse_file(self, source, target, fmt=fmt, output_format=output_format, workers=workers, chunk=chunk,
+                          settings=settings, nbest=bool(nbest), lang=lang, segmenter=segmenter, progress=progress)  # fmt: skip
 
     @staticmethod
     def write(sentences: Sequence[Sentence], target) -> None:

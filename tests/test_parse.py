@@ -10,6 +10,7 @@ import pytest
 from nparse.io.conllu import read_conllu, tree_problem
 from nparse.models.encoder import read_vectors
 from nparse.paths import PROJECT_ROOT
+from nparse.pipeline.workers import worker_count
 
 from .conftest import EWT_DEV, run_train
 
@@ -260,7 +261,9 @@ def test_parse_streams_in_chunks_and_writes_atomically(tiny_run, tmp_path, monke
     assert chunked.read_bytes() == whole.read_bytes()
 
     # A full disk while writing the third chunk: exit 1, a message, no output and no temporary file.
-    real_write = parse_cli.write_chunk
+    from nparse.pipeline import writing
+
+    real_write = writing.write_chunk
     calls = []
 
     def disk_full(text, out):
@@ -269,7 +272,7 @@ def test_parse_streams_in_chunks_and_writes_atomically(tiny_run, tmp_path, monke
             raise OSError(errno.ENOSPC, "No space left on device")
         real_write(text, out)
 
-    monkeypatch.setattr(parse_cli, "write_chunk", disk_full)
+    monkeypatch.setattr(writing, "write_chunk", disk_full)
     target = tmp_path / "out" / "full.conllu"
     target.parent.mkdir()
     capsys.readouterr()
@@ -277,7 +280,7 @@ def test_parse_streams_in_chunks_and_writes_atomically(tiny_run, tmp_path, monke
     err = capsys.readouterr().err
     assert "No space left on device" in err and "nothing written" in err and "Traceback" not in err
     assert list(target.parent.iterdir()) == []
-    monkeypatch.setattr(parse_cli, "write_chunk", real_write)
+    monkeypatch.setattr(writing, "write_chunk", real_write)
 
     # A bad line near the end of the input: reported at its line, nothing written.
     bad = tmp_path / "bad.conllu"
@@ -345,9 +348,9 @@ def test_workers_write_what_one_process_writes(tiny_run, tmp_path, capsys, monke
     assert printed[0] == printed[1] and printed[0][0].count("# sent_id") == 150
     assert printed[0][1][-1] == "error: only the first 150 sentences were written to standard output"
     monkeypatch.setenv("SLURM_CPUS_PER_TASK", "3")
-    assert parse_cli._workers("auto") == 3
-    assert parse_cli._workers("auto", on_gpu=True) == 1  # spawned workers cost more than they gain on one GPU
-    assert parse_cli._workers("2", on_gpu=True) == 2 and "workers=2 on a GPU" in capsys.readouterr().err
+    assert worker_count("auto") == 3
+    assert worker_count("auto", on_gpu=True) == 1  # spawned workers cost more than they gain on one GPU
+    assert worker_count("2", on_gpu=True) == 2 and "workers=2 on a GPU" in capsys.readouterr().err
     assert parse_cli.main([model, f"input={EWT_DEV}", "workers=0"]) == 1
     assert "workers=0" in capsys.readouterr().err
 
@@ -380,7 +383,7 @@ def test_workers_read_ahead_a_bounded_number_of_chunks():
     from contextlib import ExitStack
 
     from nparse.decoding.settings import DecodeSettings
-    from nparse.parse import parallel
+    from nparse.pipeline.workers import parallel
 
     job = _Slow()
     job.settings = DecodeSettings(batch_size=8).normalised()
@@ -456,7 +459,8 @@ def test_worker_groups_are_runs_of_the_batches_one_process_forms():
 
     from nparse.decoding.settings import DecodeSettings
     from nparse.io.data import length_batches
-    from nparse.parse import ConlluChunk, sorted_groups
+    from nparse.pipeline.reading import ConlluChunk
+    from nparse.pipeline.workers import sorted_groups
 
     rng = random.Random(3)
     lengths = [rng.randint(1, 60) for _ in range(1000)]

@@ -36,6 +36,17 @@ class CoNLLUError(ValueError):
         return (type(self), (self.path, self.line, self.message))
 
 
+class MissingPOSError(ValueError):
+    """The model reads POS tags the input does not have (``line``: where, in its file)."""
+
+    def __init__(self, message: str, line: int | None = None):
+        super().__init__(message)
+        self.line = line
+
+    def __reduce__(self):  # rebuilt with its line when it crosses processes (parse workers=N)
+        return (type(self), (str(self), self.line))
+
+
 @dataclass
 class Sentence:
     """One sentence: its raw lines plus the syntactic words, indexed from 1 (0 is the root).
