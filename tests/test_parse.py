@@ -539,3 +539,46 @@ def test_parse_says_when_there_is_nothing_to_parse_or_auto_read_text_as_conllu(t
     assert parse_cli.main([model, f"input={tabbed}", f"output={tmp_path / 'out3.conllu'}", "device=cpu"]) == 1
     err = capsys.readouterr().err
     assert f"{tabbed}:1: expected 10 tab-separated columns, found 3 (read as CoNLL-U" in err and "format=text" in err
+
+
+def test_the_api_parses_files_as_the_command_line_does(tiny_run, tmp_path):
+    """``Parser.parse_file`` is the pipeline of ``nparse-parse``: with workers=2 (the parser loaded
+    with two threads and used first, then forked), with HTML and with n-best, the same bytes as
+    the command line; an open stream as the target; ``iter_parse`` streams chunk by chunk."""
+    import io
+
+    import nparse
+    from nparse import parse as parse_cli
+
+    model = tiny_run / "best.pt"
+    source = tmp_path / "in.conllu"
+    source.write_text("\n\n".join(EWT_DEV.read_text(encoding="utf-8").split("\n\n")[:300]) + "\n\n", encoding="utf-8")
+    cli, cli_html, cli_nbest = (tmp_path / name for name in ("cli.conllu", "cli.html", "cli_nbest.conllu"))
+    for target, extra in ((cli, []), (cli_html, []), (cli_nbest, ["nbest=2", "beam_size=2"])):
+        assert parse_cli.main([f"model={model}", f"input={source}", f"output={target}", "chunk=100", "device=cpu",
+                               *extra]) == 0  # fmt: skip
+    parser = nparse.load(model, device="cpu", threads=2)
+    parser.parse(read_conllu(source)[:20])  # the thread pool runs before the workers fork
+    report = parser.parse_file(source, tmp_path / "api.conllu", workers=2, chunk=100)
+    assert (report.sentences, report.workers) == (300, 2)
+    assert (tmp_path / "api.conllu").read_bytes() == cli.read_bytes()
+    parser.parse_file(source, tmp_path / "api.html", chunk=100)
+    assert (tmp_path / "api.html").read_bytes() == cli_html.read_bytes()
+    parser.parse_file(source, tmp_path / "api_nbest.conllu", nbest=2, beam_size=2)
+    assert (tmp_path / "api_nbest.conllu").read_bytes() == cli_nbest.read_bytes()
+    stream = io.StringIO()
+    parser.parse_file(source, stream)
+    assert stream.getvalue().encode("utf-8") == cli.read_bytes()
+    # Streaming: the first parsed sentence comes after one chunk is read, not the whole input.
+    taken = []
+
+    def sentences():
+        for sent in read_conllu(source):
+            taken.append(sent)
+            yield sent
+
+    parsed = parser.iter_parse(sentences(), chunk=50)
+    first = next(parsed)
+    assert len(taken) == 50
+    rest = list(parsed)
+    assert [(s.heads, s.deprels) for s in [first, *rest]] == [(s.heads, s.deprels) for s in read_conllu(cli)]

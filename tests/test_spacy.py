@@ -220,3 +220,18 @@ def test_shared_parsers_are_keyed_on_every_member_of_an_ensemble(tmp_path, monke
         component.shared_parser(f"{tmp_path}/a.pt,b.pt")
     assert len(loaded) == 2  # once per directory, then shared
     assert {key[0].split(",")[1] for key in component._PARSERS} == {f"{tmp_path}/x/b.pt", f"{tmp_path}/y/b.pt"}
+
+
+def test_n_process_2_gives_what_one_process_gives(tagger_model):
+    """spaCy's own way to use several processes, ``nlp.pipe(texts, n_process=2)``, with the
+    component on a blank pipeline and with ``nparse.spacy.load``'s: the same words, heads, labels
+    and tags as one process, in order."""
+    import nparse.spacy
+
+    texts = [PARAGRAPHS, "One more text. It has two sentences.", "Short."] * 4
+    blank = spacy.blank("en")
+    blank.add_pipe("nparse", config={"model": str(tagger_model), "device": "cpu"})
+    for nlp in (blank, nparse.spacy.load(tagger_model, device="cpu")):
+        one = [[(t.text, t.head.i, t.dep_, t.pos_) for t in doc] for doc in nlp.pipe(texts, n_process=1)]
+        two = [[(t.text, t.head.i, t.dep_, t.pos_) for t in doc] for doc in nlp.pipe(texts, n_process=2, batch_size=2)]
+        assert two == one and len(one) == len(texts)
