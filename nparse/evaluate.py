@@ -24,7 +24,9 @@ ceil(4i/n): Table 2 of Aufrant et al. 2017); ``by=length`` by sentence length (1
 accuracy by sentence length, dependency distance, gold label, UPOS and projectivity (tables and
 charts), the label confusion matrix and the sentences with the most errors drawn gold over
 predicted (nparse/eval/report.py). ``pred2=`` adds a second system to compare with, with the
-paired bootstrap. A report needs the gold tokenization.
+paired bootstrap. A report of a parse with its own tokenization (raw text) aligns its words
+to the gold words and adds the tokenization and segmentation scores; ``by=`` and ``pred2=`` need
+the gold tokenization.
 """
 
 from __future__ import annotations
@@ -93,10 +95,16 @@ def main(argv: list[str] | None = None) -> int:
             print(f"error: {err}", file=sys.stderr)
             return 1
         if differ:
-            for key in ("by", "report"):
+            for key in ("by", "pred2"):
                 if args[key]:
                     print(f"error: {key}= needs the gold tokenization (a parse of the gold words)", file=sys.stderr)
                     return 2
+            if args["report"]:
+                try:
+                    write_report_of(gold_path, pred_path, None, str(args["report"]), aligned=True)
+                except (CoNLLUError, OSError, ValueError) as err:
+                    print(f"error: {err}", file=sys.stderr)
+                    return 1
             return aligned_main(gold_path, pred_path, as_json, forced=args["aligned"] == "true")
     try:
         gold, pred = read_pair(gold_path, pred_path)
@@ -125,10 +133,16 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def write_report_of(gold_path: str, pred_path: str, pred2_path: str | None, out: str) -> None:
-    """The error-analysis report of one prediction, or of two compared (same gold words)."""
+def write_report_of(gold_path: str, pred_path: str, pred2_path: str | None, out: str, aligned: bool = False) -> None:
+    """The error-analysis report of one prediction, or of two compared (same gold words); with
+    ``aligned``, of one prediction with its own tokenization."""
     from .eval.report import write_report
 
+    if aligned:
+        write_report(out, read_conllu(gold_path), {"A": read_conllu(pred_path, allow_missing_heads=True)},
+                     {"gold": gold_path, "A": pred_path}, aligned=True)  # fmt: skip
+        print(f"report written to {out}", file=sys.stderr)
+        return
     gold, pred = read_pair(gold_path, pred_path)
     systems, sources = {"A": pred}, {"gold": gold_path, "A": pred_path}
     if pred2_path:

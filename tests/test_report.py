@@ -74,3 +74,62 @@ def test_a_comparison_shows_both_systems_labels_and_ranks_by_both(tmp_path, caps
     report = tmp_path / "r.html"  # nparse-eval refuses files without a sentence, as it does without report=
     assert evaluate_cli.main([f"gold={empty}", f"pred={empty}", f"pred2={empty}", f"report={report}"]) == 1
     assert f"{empty}:1: no words to score" in capsys.readouterr().err and not report.exists()
+
+
+def merged_pairs(sents, corrupt_every: int = 0) -> str:
+    """CoNLL-U of ``sents`` joined two by two into one sentence (the same words, other sentence
+    boundaries: a parse with its own segmentation); with ``corrupt_every``, every n-th word's head
+    moved to the sentence's first word."""
+    out = []
+    for k in range(0, len(sents), 2):
+        lines, shift, n = [f"# sent_id = merged-{k}"], 0, 0
+        for sent in sents[k : k + 2]:
+            for line in sent.lines:
+                cols = line.split("\t")
+                if line.startswith("#") or len(cols) != 10 or "." in cols[0]:
+                    continue
+                if "-" in cols[0]:
+                    lo, hi = (int(x) + shift for x in cols[0].split("-"))
+                    cols[0] = f"{lo}-{hi}"
+                else:
+                    n += 1
+                    cols[0] = str(int(cols[0]) + shift)
+                    head = int(cols[6])
+                    cols[6] = str(head + shift if head else 0)
+                    if corrupt_every and n % corrupt_every == 0 and cols[0] != "1":
+                        cols[6] = "1"
+                lines.append("\t".join(cols))
+            shift += len(sent)
+        out.append("\n".join(lines) + "\n\n")
+    return "".join(out)
+
+
+def test_a_parse_with_its_own_segmentation_gets_the_report_over_aligned_words(tmp_path, capsys):
+    """A raw-text parse (its own sentences here): the report aligns its words to the gold words,
+    every grouping adds up to the aligned UAS and LAS, and the tokenization and segmentation
+    scores head it; by= and pred2= still need the gold tokenization."""
+    from nparse.eval.aligned import aligned_scores, alignment
+    from nparse.eval.analysis import aligned_words_of
+
+    gold_sents = dev(60)
+    gold, pred = tmp_path / "gold.conllu", tmp_path / "pred.conllu"
+    gold.write_text("".join("\n".join(s.lines) + "\n\n" for s in gold_sents), encoding="utf-8")
+    pred.write_text(merged_pairs(gold_sents, corrupt_every=6), encoding="utf-8")
+    pred_sents = read_conllu(pred)
+    scores = aligned_scores(gold_sents, pred_sents)
+    assert scores["words"].f1 == 100.0 and scores["sentences"].f1 < 100 and 50 < scores["uas"].f1 < 100
+    words = aligned_words_of(gold_sents, pred_sents, alignment(gold_sents, pred_sents))
+    assert len(words) == scores["uas"].gold
+    for by in GROUPINGS:
+        groups = group_scores(words, by)
+        assert sum(g.words for g in groups) == len(words), by
+        assert abs(sum(g.uas * g.words for g in groups) / len(words) - scores["uas"].recall) < 1e-9, by
+        assert abs(sum(g.las * g.words for g in groups) / len(words) - scores["las"].recall) < 1e-9, by
+    report = tmp_path / "r.html"
+    assert evaluate_cli.main([f"gold={gold}", f"pred={pred}", f"report={report}"]) == 0
+    page = report.read_text(encoding="utf-8")
+    assert "Words aligned by character offsets" in page and "<td>Sentences</td>" in page
+    assert "Each gold tree, then the parsed sentences that hold its words" in page
+    assert page.count('<figure class="worst"') == len(worst_sentences(words, 60)) > 0
+    assert evaluate_cli.main([f"gold={gold}", f"pred={pred}", f"report={report}", f"pred2={pred}"]) == 2
+    assert "pred2= needs the gold tokenization" in capsys.readouterr().err

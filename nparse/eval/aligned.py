@@ -245,3 +245,35 @@ def aligned_scores(gold_sents: Sequence[Sentence], pred_sents: Sequence[Sentence
         "uas": F1(uas, n_gold, n_pred),
         "las": F1(las, n_gold, n_pred),
     }
+
+
+@dataclass
+class Alignment:
+    """A prediction with its own tokenization set against the gold words: the two documents,
+    the aligned pairs (gold word -> predicted word, document indices) and where each document
+    word is (sentence, word position from 1)."""
+
+    gold: Document
+    pred: Document
+    pairs: dict[int, int]
+    gold_at: list[tuple[int, int]]
+    pred_at: list[tuple[int, int]]
+
+    def head_ok(self, g: int, p: int) -> bool:
+        """Whether predicted word p's head is gold word g's head (aligned, or both the root)."""
+        back = getattr(self, "_back", None)
+        if back is None:
+            back = self._back = {q: h for h, q in self.pairs.items()}
+        gw, pw = self.gold.words[g], self.pred.words[p]
+        return back.get(pw.head, MISSING_HEAD) == gw.head if pw.head >= 0 else pw.head == gw.head == -1
+
+
+def positions(sentences: Sequence[Sentence]) -> list[tuple[int, int]]:
+    """(sentence, word from 1) of every document word, in ``document``'s order."""
+    return [(k, i) for k, sent in enumerate(sentences) for i in range(1, len(sent) + 1)]
+
+
+def alignment(gold_sents: Sequence[Sentence], pred_sents: Sequence[Sentence]) -> Alignment:
+    gold, pred = document(gold_sents), document(pred_sents)
+    check_same_text(gold, pred)
+    return Alignment(gold, pred, align(gold.words, pred.words), positions(gold_sents), positions(pred_sents))

@@ -4,18 +4,22 @@ is non-projective, a label confusion matrix, and the sentences with the most err
 
 Words are counted as ``scores.py`` counts them (every syntactic word, punctuation included;
 labels on their universal part), so the totals of every grouping are the scorer's UAS and LAS.
-The prediction must have the gold words (a parse of the gold tokenization).
+The prediction has the gold words (a parse of the gold tokenization), or its own tokenization
+aligned to them (``aligned_words_of``: a parse of raw text).
 """
 
 from __future__ import annotations
 
 from collections import Counter, defaultdict
 from dataclasses import dataclass
-from typing import Callable, Sequence
+from typing import TYPE_CHECKING, Callable, Sequence
 
 from ..io.conllu import Sentence
 from ..trees import arcs_cross
 from .scores import LENGTH_BINS, universal
+
+if TYPE_CHECKING:
+    from .aligned import Alignment
 
 DISTANCE_BINS = ((1, 1), (2, 2), (3, 3), (4, 4), (5, 6), (7, 9), (10, None))
 
@@ -58,6 +62,31 @@ def words_of(gold: Sequence[Sentence], pred: Sequence[Sentence]) -> list[Word]:
             distance = abs(g.heads[i] - i) if g.heads[i] > 0 else 0
             out.append(Word(k, i, len(g), distance, label, g.upos[i], i in crossing, head_ok,
                             head_ok and label == pred_label, pred_label))  # fmt: skip
+    return out
+
+
+def aligned_words_of(gold: Sequence[Sentence], pred: Sequence[Sentence], found: "Alignment") -> list[Word]:
+    """Every gold word with the prediction of a parse with its own tokenization (``found``: the
+    words aligned by character offsets, as the CoNLL 2018 scorer aligns them): right where its
+    aligned word has the aligned head (``Alignment.head_ok``); a word with no aligned word is
+    wrong, its predicted label ``-``."""
+    out = []
+    g = 0
+    for k, sent in enumerate(gold):
+        crossing = crossing_dependents(sent.heads)
+        for i in range(1, len(sent) + 1):
+            p = found.pairs.get(g)
+            label = universal(sent.deprels[i])
+            pred_label = "-"
+            head_ok = False
+            if p is not None:
+                pk, pi = found.pred_at[p]
+                pred_label = universal(pred[pk].deprels[pi])
+                head_ok = found.head_ok(g, p)
+            distance = abs(sent.heads[i] - i) if sent.heads[i] > 0 else 0
+            out.append(Word(k, i, len(sent), distance, label, sent.upos[i], i in crossing, head_ok,
+                            head_ok and label == pred_label, pred_label))  # fmt: skip
+            g += 1
     return out
 
 

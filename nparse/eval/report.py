@@ -4,7 +4,9 @@ from the network) with the scores as the command prints them, accuracy by senten
 dependency distance, gold label, UPOS and projectivity (tables and bar charts), the label
 confusion matrix, and the sentences with the most errors drawn gold over predicted, which a
 label filter narrows down. With ``pred2=P2`` it compares two systems: where each is right and
-the other wrong, accuracy side by side, and the paired bootstrap of ``significance.py``.
+the other wrong, accuracy side by side, and the paired bootstrap of ``significance.py``. A parse
+with its own tokenization (of raw text) gets the same report over the gold words, its words
+aligned as ``aligned.py`` scores them, with the tokenization and segmentation scores on top.
 """
 
 from __future__ import annotations
@@ -19,8 +21,11 @@ import numpy as np
 from ..io.conllu import Sentence, atomic_text
 from ..viz.page import html_page
 from ..viz.plots import bar_chart
-from ..viz.svg import COLOURS, compare_svg, scrollable
-from .analysis import GROUPINGS, Word, agreement, confusion, group_scores, label_scores, words_of, worst_sentences
+from ..viz.svg import COLOURS, compare_svg, scrollable, tree_svg
+from .aligned import LABELS, METRICS, Alignment, aligned_scores, alignment
+from .analysis import (
+    GROUPINGS, Word, agreement, aligned_words_of, confusion, group_scores, label_scores, words_of, worst_sentences,
+)  # fmt: skip
 from .scores import predicted_tags, score
 from .significance import correct_per_sentence, paired_bootstrap
 
@@ -196,20 +201,76 @@ def _comparison(gold: Sequence[Sentence], systems: dict[str, list[Sentence]], wo
     )
 
 
+def _aligned_scores(gold: Sequence[Sentence], pred: Sequence[Sentence]) -> str:
+    """The tokenization, segmentation and parsing scores of a parse with its own tokenization."""
+    scores = aligned_scores(gold, pred)
+    rows = [[LABELS[m], scores[m].precision, scores[m].recall, scores[m].f1] for m in METRICS]
+    return ("<p>Words aligned by character offsets, as the CoNLL 2018 scorer aligns them; a gold word "
+            "without an aligned word counts as wrong in every table below.</p>"
+            f"{_table(['metric', 'precision', 'recall', 'F1'], rows)}")  # fmt: skip
+
+
+def _aligned_worst(gold: Sequence[Sentence], pred: Sequence[Sentence], words: list[Word], found: Alignment,
+                   count: int) -> str:  # fmt: skip
+    """The gold sentences with the most errors, each drawn over the predicted sentences that hold
+    words aligned to its words (a parse of raw text splits and joins sentences its own way)."""
+    ranked = worst_sentences(words, count)
+    by_sent: dict[int, list[Word]] = {}
+    for w in words:
+        by_sent.setdefault(w.sent, []).append(w)
+    first: dict[int, int] = {}  # gold sentence -> its first document word
+    for d, (k, _) in enumerate(found.gold_at):
+        first.setdefault(k, d)
+    figures, labels = [], set()
+    for k, errors, size in ranked:
+        g = gold[k]
+        wrong = {w.label for w in by_sent[k] if not w.label_ok} | {w.pred_label for w in by_sent[k] if not w.label_ok}
+        labels |= wrong
+        overlap = sorted({found.pred_at[found.pairs[d]][0] for d in range(first[k], first[k] + len(g))
+                          if d in found.pairs})  # fmt: skip
+        pictures = [scrollable(tree_svg(g.forms, g.heads, g.deprels, g.upos, title=f"{g.name} (gold)"))]
+        for pk in overlap:
+            p = pred[pk]
+            pictures.append(scrollable(tree_svg(p.forms, p.heads, p.deprels, p.upos, title=f"{p.name} (parsed)")))
+        figures.append(
+            f'<figure class="worst" data-labels="{escape(" ".join(sorted(wrong)))}"><figcaption><b>{escape(g.name)}</b>: '
+            f"{errors} of {size} words wrong. {escape(' '.join(g.forms[1:]))}</figcaption>{''.join(pictures)}</figure>"
+        )
+    options = "".join(f'<option value="{escape(lab)}">{escape(lab)}</option>' for lab in sorted(labels))
+    return (
+        f'<section id="worst"><h2>The {len(ranked)} sentences with the most errors</h2>'
+        "<p class='muted'>Each gold tree, then the parsed sentences that hold its words.</p>"
+        '<p><label for="label-filter">Show the sentences with an error on the label </label>'
+        f'<select id="label-filter"><option value="">(any)</option>{options}</select> '
+        f'<span class="muted"><span id="shown">{len(figures)}</span> shown</span></p>'
+        f"{''.join(figures)}</section>"
+    )
+
+
 def build_report(
     gold: Sequence[Sentence],
     systems: dict[str, list[Sentence]],
     sources: dict[str, str],
     worst: int = 60,
     samples: int = 10000,
+    aligned: bool = False,
 ) -> str:
-    """The report's HTML for one or two systems (name -> predicted sentences with the gold words)."""
-    words = {name: words_of(gold, pred) for name, pred in systems.items()}
+    """The report's HTML for one or two systems (name -> predicted sentences with the gold words);
+    with ``aligned``, for one parse with its own tokenization (of raw text), its words aligned to
+    the gold words and the tokenization and segmentation scores on top."""
+    if aligned and len(systems) != 1:
+        raise ValueError("a report of a parse with its own tokenization takes one prediction (no pred2=)")
+    found = alignment(gold, next(iter(systems.values()))) if aligned else None
+    words = {name: aligned_words_of(gold, pred, found) if found else words_of(gold, pred)
+             for name, pred in systems.items()}  # fmt: skip
     parts = [f"<h1>Error analysis</h1><p class='muted'>gold: {escape(sources['gold'])}<br>"]
     parts += [f"{escape(name)}: {escape(sources[name])}<br>" for name in systems]
     parts.append(f"{len(gold)} sentences, {sum(len(s) for s in gold)} words</p>")
     summaries = []
     for name, pred in systems.items():
+        if found:
+            summaries.append(_aligned_scores(gold, pred))
+            continue
         scores = score(gold, [p.heads for p in pred], [p.deprels for p in pred], predicted_tags(pred))
         summaries.append(f"<h3>{escape(name)}</h3><pre>{escape(scores.summary())}</pre>")
     parts.append(f'<section id="scores"><h2>Scores</h2>{"".join(summaries)}</section>')
@@ -220,13 +281,17 @@ def build_report(
     names = list(systems) if len(systems) > 1 else [None]
     parts += [_labels(ws, name, k) for k, (name, ws) in enumerate(zip(names, words.values()))]
     parts += [_confusion(ws, name, k) for k, (name, ws) in enumerate(zip(names, words.values()))]
-    parts.append(_worst(gold, systems, words, worst))
+    if found:
+        (pred,), (ws,) = systems.values(), words.values()
+        parts.append(_aligned_worst(gold, pred, ws, found, worst))
+    else:
+        parts.append(_worst(gold, systems, words, worst))
     return html_page("nparse error analysis", "\n".join(parts), FILTER_SCRIPT)
 
 
 def write_report(path: str | Path, gold: Sequence[Sentence], systems: dict[str, list[Sentence]],
-                 sources: dict[str, str], samples: int = 10000) -> None:  # fmt: skip
+                 sources: dict[str, str], samples: int = 10000, aligned: bool = False) -> None:  # fmt: skip
     """Write the report atomically (a failure leaves no half-written file)."""
-    page = build_report(gold, systems, sources, samples=samples)
+    page = build_report(gold, systems, sources, samples=samples, aligned=aligned)
     with atomic_text(path) as handle:
         handle.write(page)
