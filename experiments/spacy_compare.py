@@ -68,6 +68,12 @@ def main() -> None:
     blank.add_pipe("nparse", config={"model": args.model, "device": "cpu", "threads": args.threads})
     if args.n_process:
         processes(parts, {"nparse.spacy.load": loaded, 'spacy.blank + add_pipe("nparse")': blank}, args)
+        raw = cli_raw(parser, text, parser.segmenter)
+        spacy_sents = [s for d in loaded.pipe(parts, n_process=args.n_process, batch_size=args.batch_size)
+                       for s in nparse.spacy.to_sentences(d)]  # fmt: skip
+        same = [(s.forms, s.heads, s.deprels) for s in raw] == [(s.forms, s.heads, s.deprels) for s in spacy_sents]
+        print(f"format=raw and nparse.spacy.load with n_process={args.n_process} give the same words, heads and "
+              f"labels: {same} ({len(raw)} and {len(spacy_sents)} sentences)")  # fmt: skip
         return
     ways = {
         "format=raw (segmenter)": lambda: cli_raw(parser, text, parser.segmenter),
