@@ -283,6 +283,8 @@ class Parser:
         bounded by the chunk, not the stream. ``options``: those of ``parse``."""
         from .pipeline.reading import chunks
 
+        if chunk < 1:
+            raise ValueError(f"chunk={chunk}: give a positive number of sentences")
         for part in chunks(source, chunk):
             yield from self.parse(part, **options)  # type: ignore[misc, arg-type]
 

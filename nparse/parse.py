@@ -27,7 +27,7 @@ import sys
 
 from .cli import parse_args
 from .io.conllu import CoNLLUError, written_directly
-from .pipeline import Report, parse_file
+from .pipeline import Report, check_request, parse_file
 from .pipeline.workers import worker_count
 
 
@@ -46,6 +46,7 @@ def main(argv: list[str] | None = None) -> int:
         beam_size, nbest, batch_size, chunk, threads = (
             _positive(args, key) for key in ("beam_size", "nbest", "batch_size", "chunk", "threads")
         )
+        check_request(str(args["format"]), str(args["output_format"]), args["output"], args["input"])  # before loading
         device = args["device"] or "auto"
         workers = worker_count(args["workers"], pick_device(device).type == "cuda")
         # With workers, this process runs one torch thread: its model is forked into the workers,

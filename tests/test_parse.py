@@ -567,8 +567,12 @@ def test_the_api_parses_files_as_the_command_line_does(tiny_run, tmp_path):
     parser.parse_file(source, tmp_path / "api_nbest.conllu", nbest=2, beam_size=2)
     assert (tmp_path / "api_nbest.conllu").read_bytes() == cli_nbest.read_bytes()
     stream = io.StringIO()
-    parser.parse_file(source, stream)
+    parser.parse_file(source, stream, segmenter=str(tmp_path / "missing.udpipe"))  # only format=raw reads it
     assert stream.getvalue().encode("utf-8") == cli.read_bytes()
+    with pytest.raises(FileNotFoundError):
+        parser.parse_file(tmp_path / "missing.conllu", tmp_path / "never.conllu")
+    with pytest.raises(ValueError, match="chunk=0"):
+        next(parser.iter_parse([["A", "word"]], chunk=0))
     # Streaming: the first parsed sentence comes after one chunk is read, not the whole input.
     taken = []
 

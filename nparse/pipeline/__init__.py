@@ -17,6 +17,7 @@ first one in input order whatever the number of workers.
 from __future__ import annotations
 
 import gc
+import multiprocessing
 import sys
 import time
 from contextlib import ExitStack
@@ -64,6 +65,20 @@ def read_parts(lines: Iterator[str], fmt: str, name: str, size: int, lang: str,
     return (ConlluChunk(name, c) for c in chunks(iter_blocks(lines, name), size))
 
 
+def check_request(fmt: str, output_format: str, target: Any, source: Any = None) -> bool:
+    """Refuse a format, an output format, an output folder or an input file that cannot work,
+    before anything is loaded or read; returns whether the output is HTML."""
+    if isinstance(source, (str, Path)) and str(source) != "-":
+        open(source, "rb").close()  # a missing or unreadable input: its own error, before the model loads
+    if fmt not in FORMATS:
+        raise ValueError(f"format must be auto, conllu, text or raw, not {fmt!r}")
+    name_out = None if target is None or not isinstance(target, (str, Path)) else str(target)
+    html = output_is_html(output_format, name_out)
+    if name_out not in (None, "-") and Path(name_out).is_dir():  # before parsing, not after
+        raise ValueError(f"output={name_out} is a directory: name a file in it")
+    return html
+
+
 def parse_file(  # noqa: C901 (one pipeline, step after step)
     parser: Any,
     source: str | Path | None,
@@ -89,13 +104,17 @@ def parse_file(  # noqa: C901 (one pipeline, step after step)
     ``settings.nbest``; ``lang`` and ``segmenter`` (a .udpipe model): how raw text is split.
     Returns the ``report`` (given or new), updated as chunks are written."""
     report = report or Report()
-    if fmt not in FORMATS:
-        raise ValueError(f"format must be auto, conllu, text or raw, not {fmt!r}")
+    html = check_request(fmt, output_format, target, source)
     name_out = None if target is None or not isinstance(target, (str, Path)) else str(target)
-    html = output_is_html(output_format, name_out)
-    if name_out not in (None, "-") and Path(name_out).is_dir():  # before parsing, not after
-        raise ValueError(f"output={name_out} is a directory: name a file in it")
-    report.workers = n = worker_count(str(workers), parser.model.device.type == "cuda")
+    on_gpu = parser.model.device.type == "cuda"
+    if isinstance(workers, int) and not isinstance(workers, bool) and workers >= 1:
+        n = workers  # a count already checked (the command line's worker_count)
+    else:
+        n = worker_count(str(workers), on_gpu)
+    report.workers = n
+    if n > 1 and (on_gpu or "fork" not in multiprocessing.get_all_start_methods()) and parser.name == "<model>":
+        raise ValueError(f"workers={n}: spawned workers load the model from its checkpoint, and this parser was "
+                         "built in code (load it with nparse.load, or parse with workers=1)")  # fmt: skip
     settings = (settings or parser.settings).for_model(parser.config, parser.calibration)
     with ExitStack() as stack:
         handle, name = open_input(None if source is None else str(source), stack, sniff=fmt == "auto")
@@ -107,10 +126,11 @@ def parse_file(  # noqa: C901 (one pipeline, step after step)
         # The garbage collector no longer walks the objects of the loaded model: its full
         # collections while parsing did (EWT train, one thread: 5.8 -> 5.25 s), and in forked
         # workers they wrote to every inherited page (copying it; workers=2: 3.7 -> 3.2 s).
-        gc.freeze()
-        stack.callback(gc.unfreeze)
+        if not gc.get_freeze_count():  # (a caller's own frozen objects stay frozen)
+            gc.freeze()
+            stack.callback(gc.unfreeze)
         size = chunk or CHUNK
-        split = Segmenter(segmenter) if segmenter else parser.segmenter
+        split = (Segmenter(segmenter) if segmenter else parser.segmenter) if fmt == "raw" else None
         parts = read_parts(lines, fmt, name, size, lang or parser.lang, split)
         if fmt != "raw" and (segmenter or lang):
             given = " and ".join(f"{key}=" for key, value in (("segmenter", segmenter), ("lang", lang)) if value)
@@ -123,7 +143,7 @@ def parse_file(  # noqa: C901 (one pipeline, step after step)
             out = stack.enter_context(atomic_text(name_out))
         if html:
             out.write(page_head(f"nparse: {source if source is not None else '<stdin>'}"))
-        bar = stack.enter_context(tqdm(unit="sent", desc="parsing", disable=progress is False or None, leave=False))
+        bar = stack.enter_context(tqdm(unit="sent", desc="parsing", disable=None if progress is None else not progress, leave=False))
         # Spawned workers load the model again: from its checkpoints, on its device, at its precision.
         load = partial(type(parser).load, parser.name, str(parser.model.device), 1, parser.precision[0])
         job = ChunkJob(load, settings, nbest, html)

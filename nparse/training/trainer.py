@@ -73,8 +73,8 @@ class Trainer:
         self.objective.check_config(cfg)
         saved = checkpoint.load(start.resume, device, resume=True) if start.resume else None
         self.progress = Progress.saved(saved) if saved else Progress(start.preset)
-        self.log_handler = resumed_log(start, saved, self.run_dir, self.ranks.main) if saved else None
         self.model = starting_model(cfg, self.system, self.data.train, device, saved, start.resume)
+        self.log_handler = resumed_log(start, saved, self.run_dir, self.ranks.main) if saved else None
         if tc.distill_from:
             attach_teacher(self.objective, cfg, device)
         self.data.prepare(self.model.vocabs, self.oracle, self.run_dir, str(cfg.data.train), self.ranks.main)
