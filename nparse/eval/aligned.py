@@ -223,17 +223,46 @@ def check_same_text(gold: Document, pred: Document) -> None:
     raise CoNLLUError(path, line, "the predicted file ends before this gold text; both files must hold the same text")
 
 
-def aligned_scores(gold_sents: Sequence[Sentence], pred_sents: Sequence[Sentence]) -> dict[str, F1]:
-    """Tokens, sentences, words, UPOS, UAS and LAS of a prediction with its own tokenization."""
+@dataclass
+class Alignment:
+    """A prediction with its own tokenization set against the gold words: the two documents,
+    the aligned pairs (gold word -> predicted word, document indices), the pairs the other way,
+    and where each document word is (sentence, word position from 1)."""
+
+    gold: Document
+    pred: Document
+    pairs: dict[int, int]
+    back: dict[int, int]
+    gold_at: list[tuple[int, int]]
+    pred_at: list[tuple[int, int]]
+
+    def head_ok(self, g: int, p: int) -> bool:
+        """Whether predicted word p's head is gold word g's head (aligned, or both the root)."""
+        gw, pw = self.gold.words[g], self.pred.words[p]
+        return self.back.get(pw.head, MISSING_HEAD) == gw.head if pw.head >= 0 else pw.head == gw.head == -1
+
+
+def positions(sentences: Sequence[Sentence]) -> list[tuple[int, int]]:
+    """(sentence, word from 1) of every document word, in ``document``'s order."""
+    return [(k, i) for k, sent in enumerate(sentences) for i in range(1, len(sent) + 1)]
+
+
+def alignment(gold_sents: Sequence[Sentence], pred_sents: Sequence[Sentence]) -> Alignment:
     gold, pred = document(gold_sents), document(pred_sents)
     check_same_text(gold, pred)
     pairs = align(gold.words, pred.words)
-    back = {p: g for g, p in pairs.items()}
+    return Alignment(gold, pred, pairs, {p: g for g, p in pairs.items()}, positions(gold_sents), positions(pred_sents))
+
+
+def aligned_scores(gold_sents: Sequence[Sentence], pred_sents: Sequence[Sentence]) -> dict[str, F1]:
+    """Tokens, sentences, words, UPOS, UAS and LAS of a prediction with its own tokenization."""
+    found = alignment(gold_sents, pred_sents)
+    gold, pred, pairs = found.gold, found.pred, found.pairs
     upos = uas = las = 0
     for g, p in pairs.items():
         gw, pw = gold.words[g], pred.words[p]
         upos += gw.upos == pw.upos
-        head_ok = back.get(pw.head, MISSING_HEAD) == gw.head if pw.head >= 0 else pw.head == gw.head == -1
+        head_ok = found.head_ok(g, p)
         uas += head_ok
         las += head_ok and universal(gw.deprel) == universal(pw.deprel)
     n_gold, n_pred = len(gold.words), len(pred.words)
@@ -245,35 +274,3 @@ def aligned_scores(gold_sents: Sequence[Sentence], pred_sents: Sequence[Sentence
         "uas": F1(uas, n_gold, n_pred),
         "las": F1(las, n_gold, n_pred),
     }
-
-
-@dataclass
-class Alignment:
-    """A prediction with its own tokenization set against the gold words: the two documents,
-    the aligned pairs (gold word -> predicted word, document indices) and where each document
-    word is (sentence, word position from 1)."""
-
-    gold: Document
-    pred: Document
-    pairs: dict[int, int]
-    gold_at: list[tuple[int, int]]
-    pred_at: list[tuple[int, int]]
-
-    def head_ok(self, g: int, p: int) -> bool:
-        """Whether predicted word p's head is gold word g's head (aligned, or both the root)."""
-        back = getattr(self, "_back", None)
-        if back is None:
-            back = self._back = {q: h for h, q in self.pairs.items()}
-        gw, pw = self.gold.words[g], self.pred.words[p]
-        return back.get(pw.head, MISSING_HEAD) == gw.head if pw.head >= 0 else pw.head == gw.head == -1
-
-
-def positions(sentences: Sequence[Sentence]) -> list[tuple[int, int]]:
-    """(sentence, word from 1) of every document word, in ``document``'s order."""
-    return [(k, i) for k, sent in enumerate(sentences) for i in range(1, len(sent) + 1)]
-
-
-def alignment(gold_sents: Sequence[Sentence], pred_sents: Sequence[Sentence]) -> Alignment:
-    gold, pred = document(gold_sents), document(pred_sents)
-    check_same_text(gold, pred)
-    return Alignment(gold, pred, align(gold.words, pred.words), positions(gold_sents), positions(pred_sents))

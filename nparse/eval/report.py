@@ -148,7 +148,6 @@ def _worst(gold: Sequence[Sentence], systems: dict[str, list[Sentence]], words: 
             f'<figure class="worst" data-labels="{escape(" ".join(sorted(wrong)))}"><figcaption><b>{escape(g.name)}</b>: '
             f"{wrong_words(counts, size)}. {escape(text)}</figcaption>{''.join(pictures)}</figure>"
         )
-    options = "".join(f'<option value="{escape(lab)}">{escape(lab)}</option>' for lab in sorted(labels))
     together = f" ({' and '.join(escape(n) for n in systems)} together)" if len(systems) > 1 else ""
     legend = (
         '<p class="legend">'
@@ -158,8 +157,14 @@ def _worst(gold: Sequence[Sentence], systems: dict[str, list[Sentence]], words: 
         f'<span style="color:{COLOURS["wrong_head"]}">&#9632; predicted, wrong head</span>'
         f'<span style="color:{COLOURS["wrong_label"]}">&#9632; predicted, right head, wrong label</span></p>'
     )
+    return _worst_section(f"The {len(ranked)} sentences with the most errors{together}", legend, labels, figures)
+
+
+def _worst_section(heading: str, intro: str, labels: set[str], figures: list[str]) -> str:
+    """The worst sentences' section: its heading, ``intro``, the label filter and the figures."""
+    options = "".join(f'<option value="{escape(lab)}">{escape(lab)}</option>' for lab in sorted(labels))
     return (
-        f'<section id="worst"><h2>The {len(ranked)} sentences with the most errors{together}</h2>{legend}'
+        f'<section id="worst"><h2>{heading}</h2>{intro}'
         '<p><label for="label-filter">Show the sentences with an error on the label </label>'
         f'<select id="label-filter"><option value="">(any)</option>{options}</select> '
         f'<span class="muted"><span id="shown">{len(figures)}</span> shown</span></p>'
@@ -236,15 +241,8 @@ def _aligned_worst(gold: Sequence[Sentence], pred: Sequence[Sentence], words: li
             f'<figure class="worst" data-labels="{escape(" ".join(sorted(wrong)))}"><figcaption><b>{escape(g.name)}</b>: '
             f"{errors} of {size} words wrong. {escape(' '.join(g.forms[1:]))}</figcaption>{''.join(pictures)}</figure>"
         )
-    options = "".join(f'<option value="{escape(lab)}">{escape(lab)}</option>' for lab in sorted(labels))
-    return (
-        f'<section id="worst"><h2>The {len(ranked)} sentences with the most errors</h2>'
-        "<p class='muted'>Each gold tree, then the parsed sentences that hold its words.</p>"
-        '<p><label for="label-filter">Show the sentences with an error on the label </label>'
-        f'<select id="label-filter"><option value="">(any)</option>{options}</select> '
-        f'<span class="muted"><span id="shown">{len(figures)}</span> shown</span></p>'
-        f"{''.join(figures)}</section>"
-    )
+    intro = "<p class='muted'>Each gold tree, then the parsed sentences that hold its words.</p>"
+    return _worst_section(f"The {len(ranked)} sentences with the most errors", intro, labels, figures)
 
 
 def build_report(
