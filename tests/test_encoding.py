@@ -176,3 +176,60 @@ def test_parses_from_compact_rows_equal_the_padded_ones(system, monkeypatch):
         assert compact == padded_parses
         assert all(p.tags is not None for ps in compact for p in ps)
         assert settings.nbest == 1 or max(len(ps) for ps in compact) > 1  # several distinct trees
+
+
+def test_bucket_rounds_up_to_few_sizes():
+    """``shapes.bucket``: never below n, at most 1/8 above it, exact up to 16, and about 8 sizes
+    per doubling, so that oneDNN builds a bounded number of bfloat16 kernels however long the file."""
+    from nparse.models.shapes import bucket
+
+    sizes = {bucket(n) for n in range(1, 1 << 13)}
+    for n in range(1, 1 << 13):
+        assert n <= bucket(n) <= n + n // 8
+        assert bucket(bucket(n)) == bucket(n)
+    assert all(bucket(n) == n for n in range(1, 17))
+    assert len(sizes) <= 16 + 8 * 9
+
+
+def test_bucketed_bilstm_keeps_padding_out_and_shapes_few():
+    """Parsing in bfloat16 on CPU runs the BiLSTMs on batches rounded up to bucketed sizes: real
+    outputs do not depend on how much padding a batch gets (a sentence alone or among longer
+    ones), they follow the float32 packed LSTM to bfloat16 precision, and 60 batches of 60
+    distinct sizes make at most a third as many LSTM shapes."""
+    from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
+
+    from nparse.models import encoder
+
+    torch.manual_seed(0)
+    lstm = torch.nn.LSTM(12, 10, num_layers=2, batch_first=True, bidirectional=True).eval()
+    lengths = torch.tensor([7, 3, 5, 1])
+    x = torch.randn(4, 7, 12) * (torch.arange(7)[None, :, None] < lengths[:, None, None])
+    with torch.no_grad():
+        exact, _ = pad_packed_sequence(lstm(pack_padded_sequence(x, lengths, batch_first=True, enforce_sorted=False))[0], batch_first=True)
+        with torch.autocast("cpu", dtype=torch.bfloat16):
+            assert encoder.bf16_cpu_inference(x)
+            together = encoder.bucketed_bilstm(lstm, x, lengths)
+            alone = encoder.bucketed_bilstm(lstm, x[1:2, :3], lengths[1:2])
+            wide = torch.cat([x, torch.zeros(4, 30, 12)], 1)
+            padded_more = encoder.bucketed_bilstm(lstm, wide, lengths)
+    for b, n in enumerate(lengths.tolist()):
+        assert torch.allclose(together[b, :n], exact[b, :n], atol=0.03)
+        assert torch.allclose(padded_more[b, :n], together[b, :n], atol=0.01)
+    assert torch.allclose(alone[0], together[1, :3], atol=0.01)
+
+    shapes = set()
+    real_lstm = encoder._VF.lstm
+
+    class Recording:
+        def lstm(self, seq, *args):
+            shapes.add(tuple(seq.shape[:2]))
+            return real_lstm(seq, *args)
+
+    encoder._VF, saved = Recording(), encoder._VF
+    try:
+        with torch.no_grad(), torch.autocast("cpu", dtype=torch.bfloat16):
+            for n in range(40, 100):
+                encoder.bucketed_bilstm(lstm, torch.randn(n, 9, 12), torch.full((n,), 9))
+    finally:
+        encoder._VF = saved
+    assert len(shapes) <= 20

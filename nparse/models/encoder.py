@@ -22,6 +22,7 @@ from torch.nn.utils.rnn import PackedSequence, pack_padded_sequence, pad_packed_
 
 from ..io.data import Batch, Vocabs, padded, padded_flat
 from ..io.vocab import ROOT, UNK, normalize
+from .shapes import bf16_cpu_inference, bucket
 
 log = logging.getLogger(__name__)
 
@@ -117,6 +118,34 @@ def run_lstm(lstm: nn.LSTM, packed):
         return out._replace(data=out.data.float()), state
 
 
+def bucketed_bilstm(lstm: nn.LSTM, x: torch.Tensor, lengths: torch.Tensor) -> torch.Tensor:
+    """A bidirectional, batch-first ``lstm`` on a padded batch [B, T, D] when parsing in bfloat16
+    on CPU (``shapes.bf16_cpu_inference``): one fused oneDNN call per layer and direction, as
+    ``padded_bilstm`` runs them (so padding never reaches a real output), on the bfloat16 copy
+    of the weights, with B and T rounded up by ``shapes.bucket``. The packed per-step path ran
+    one product per step batch size, and oneDNN kept a kernel for each size it met. [B, T, 2H]
+    float32; padded positions hold no meaning."""
+    rows, width = x.shape[:2]
+    B, T = bucket(rows), bucket(width)
+    lengths = torch.cat([lengths.cpu(), lengths.new_ones(B - rows)]) if B > rows else lengths.cpu()
+    inp = x.new_zeros((B, T, x.shape[2]), dtype=torch.bfloat16)
+    inp[:rows, :width] = x
+    flip = reversal(lengths, T, x.device)[:, :, None]
+    copy = bf16_copy(lstm)
+    hidden = lstm.hidden_size
+    zeros = inp.new_zeros((1, B, hidden))
+    with torch.autocast("cpu", enabled=False):
+        for layer in range(lstm.num_layers):
+            parts = []
+            for suffix in ("", "_reverse"):
+                weights = [getattr(copy, f"{name}_l{layer}{suffix}") for name in ("weight_ih", "weight_hh", "bias_ih", "bias_hh")]
+                seq = inp if not suffix else inp.gather(1, flip.expand(-1, -1, inp.shape[2]))
+                y = _VF.lstm(seq, (zeros, zeros), weights, True, 1, 0.0, False, False, True)[0]
+                parts.append(y if not suffix else y.gather(1, flip.expand(-1, -1, hidden)))
+            inp = torch.cat(parts, 2)
+    return inp[:rows, :width].float()
+
+
 _BF16_COPIES: weakref.WeakKeyDictionary[nn.LSTM, tuple[tuple, nn.LSTM]] = weakref.WeakKeyDictionary()
 
 
@@ -168,6 +197,11 @@ class CharEncoder(nn.Module):
             out = padded_bilstm(self.lstm, x, lengths)
             last = (lengths.to(x.device) - 1)[:, None, None].expand(-1, 1, out.shape[2])
             hidden = self.lstm.hidden_size  # the final states: forward at the last character, backward at the first
+            return torch.cat([out.gather(1, last)[:, 0, :hidden], out[:, 0, hidden:]], dim=-1)
+        if bf16_cpu_inference(x) and not self.training:
+            out = bucketed_bilstm(self.lstm, x, lengths)
+            last = (lengths.to(x.device) - 1)[:, None, None].expand(-1, 1, out.shape[2])
+            hidden = self.lstm.hidden_size
             return torch.cat([out.gather(1, last)[:, 0, :hidden], out[:, 0, hidden:]], dim=-1)
         packed = pack_padded_sequence(x, lengths, batch_first=True, enforce_sorted=False)
         _, (h, _) = run_lstm(self.lstm, packed)
@@ -387,16 +421,34 @@ class Encoder(nn.Module):
         if self.chars is not None:
             parts.append(self._char_vectors(batch, words.device, compact))
         x = dropout(torch.cat(parts, dim=-1), self.dropout.p, self.training)
+        if compact and bf16_cpu_inference(x) and not self.training:
+            index, real = padded_index(batch.lengths)
+            out = bucketed_bilstm(self.lstm, torch.cat([x, x.new_zeros((1, x.shape[1]))])[index.to(x.device)], batch.lengths)
+            return out[real.to(x.device)]
         if compact:
             packed, rows = packed_rows(x, batch.lengths)
             out, _ = run_lstm(self.lstm, packed)
             return dropout(out.data[torch.from_numpy(np.argsort(rows)).to(out.data.device)], self.dropout.p, self.training)
         if torch.is_grad_enabled() and x.device.type == "cpu":  # CPU training: ``padded_bilstm``
             return dropout(padded_bilstm(self.lstm, x, batch.lengths), self.dropout.p, self.training)
+        if bf16_cpu_inference(x) and not self.training:  # as the compact rows, padding zero
+            real = (torch.arange(x.shape[1])[None, :] < batch.lengths[:, None]).to(x.device)
+            return bucketed_bilstm(self.lstm, x, batch.lengths) * real[:, :, None]
         packed = pack_padded_sequence(x, batch.lengths, batch_first=True, enforce_sorted=False)
         out, _ = run_lstm(self.lstm, packed)  # without gradients: as parsing computes it (bf16 copies)
         out, _ = pad_packed_sequence(out, batch_first=True, total_length=batch.width)
         return dropout(out, self.dropout.p, self.training)
+
+
+def padded_index(lengths: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """For compact rows (sequence after sequence, ``lengths`` long): the [B, T] index of each
+    padded position's row (padding reads row N, one past the end) and the [B, T] mask of real
+    positions, whose rows in order are the compact rows."""
+    n = lengths.cpu()
+    steps = torch.arange(int(n.max()))[None, :]
+    real = steps < n[:, None]
+    index = torch.where(real, (torch.cumsum(n, 0) - n)[:, None] + steps, int(n.sum()))
+    return index, real
 
 
 def packed_rows(x: torch.Tensor, lengths: torch.Tensor) -> tuple[PackedSequence, np.ndarray]:

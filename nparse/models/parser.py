@@ -21,6 +21,7 @@ from ..timing import timed
 from .completion import FactorScorer
 from .encoder import Encoder
 from .scorer import LabelScorer, Tagger, TransitionScorer
+from .shapes import bf16_cpu_inference, bucket, pad_rows
 
 PRECISIONS = ("fp32", "bf16", "fp16")
 
@@ -127,4 +128,7 @@ class ParserModel(nn.Module):
         if torch.is_grad_enabled():
             return self.labeler(vectors, arc_heads, arc_deps)
         with self.autocast():
-            return self.labeler(vectors, arc_heads, arc_deps).float()
+            n = len(arc_heads)
+            if bf16_cpu_inference(vectors):  # few distinct shapes (``shapes``)
+                arc_heads, arc_deps = pad_rows(arc_heads, bucket(n)), pad_rows(arc_deps, bucket(n))
+            return self.labeler(vectors, arc_heads, arc_deps)[:n].float()

@@ -17,6 +17,8 @@ import numpy as np
 import torch
 from torch import nn
 
+from .shapes import bf16_cpu_inference, bucket, pad_rows
+
 
 class TransitionScorer(nn.Module):
     slot_offsets: torch.Tensor  # buffer
@@ -39,12 +41,18 @@ class TransitionScorer(nn.Module):
         """
         weight = self.first.weight.view(self.hidden, self.n_slots, self.in_dim)
         flat = vectors.reshape(-1, self.in_dim)
+
+        def first_layer(x: torch.Tensor) -> torch.Tensor:
+            if not bf16_cpu_inference(x):
+                return torch.einsum("nd,hsd->nsh", x, weight)
+            return torch.einsum("nd,hsd->nsh", pad_rows(x, bucket(x.shape[0])), weight)[: x.shape[0]]
+
         if lengths is None:
-            return torch.einsum("nd,hsd->nsh", torch.cat([flat, self.empty[None]], dim=0), weight)
+            return first_layer(torch.cat([flat, self.empty[None]], dim=0))
         width = vectors.shape[1]
         real = (torch.arange(width, device=vectors.device)[None, :] < lengths.to(vectors.device)[:, None]).reshape(-1)
         index = torch.cat([real.nonzero().squeeze(1), torch.tensor([flat.shape[0]], device=vectors.device)])
-        rows = torch.einsum("nd,hsd->nsh", torch.cat([flat[real], self.empty[None]], dim=0), weight)
+        rows = first_layer(torch.cat([flat[real], self.empty[None]], dim=0))
         table = rows.new_zeros((flat.shape[0] + 1, self.n_slots, self.hidden))
         table[index] = rows
         return table
