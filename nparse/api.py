@@ -195,17 +195,19 @@ class Parser:
         decoder: str | None = None,
         scores: str | None = None,
         temperature: float | None = None,
+        batch_tokens: int | None = None,
     ) -> list[list[Parse]]:
         """The ``nbest`` best distinct trees of every sentence (best first), in input order.
 
         ``decoder``: ``beam`` (greedy with beam_size 1), ``greedy`` or ``mst`` (the completion
         model's first-order factor decoded as a graph-based parser); defaults to the training
         config's. ``scores`` (``auto``, ``local``, ``raw``) and ``temperature``: what a beam
-        sums (``decoding/settings.py``); by default the model's own.
+        sums (``decoding/settings.py``); by default the model's own. ``batch_size`` and
+        ``batch_tokens`` (at most that many padded tokens per batch, 0: no limit) bound a batch.
         """
         settings = self.settings.override(
             decoder=decoder, beam_size=None if beam_size is None else int(beam_size), nbest=nbest,
-            batch_size=batch_size, scores=scores, temperature=temperature,
+            batch_size=batch_size, batch_tokens=batch_tokens, scores=scores, temperature=temperature,
         ).for_model(self.config, self.calibration)  # fmt: skip
         self.check_pos(sentences)
         self.fill_char_cache()
@@ -304,6 +306,7 @@ class Parser:
         lang: str | None = None,
         segmenter: str | None = None,
         progress: bool | None = None,
+        batch_tokens: int | None = None,
     ) -> "Report":
         """Parse a file into a file as ``python -m nparse.parse`` does (``nparse/pipeline``): any
         input format (``fmt``: auto, conllu, text, raw) read in chunks of ``chunk`` sentences,
@@ -315,7 +318,8 @@ class Parser:
         (sentences, words, seconds)."""
         from .pipeline import parse_file
 
-        settings = self.settings.override(decoder=decoder, beam_size=beam_size, nbest=nbest or 1, batch_size=batch_size)
+        settings = self.settings.override(decoder=decoder, beam_size=beam_size, nbest=nbest or 1, batch_size=batch_size,
+                                          batch_tokens=batch_tokens)  # fmt: skip
         return parse_file(self, source, target, fmt=fmt, output_format=output_format, workers=workers, chunk=chunk,
                           settings=settings, nbest=bool(nbest), lang=lang, segmenter=segmenter, progress=progress)  # fmt: skip
 

@@ -2,7 +2,7 @@
 
     python -m nparse.parse model=CKPT [input=IN] [output=OUT] [format=auto|conllu|text|raw] [lang=xx]
                            [beam_size=K] [nbest=k] [decoder=greedy|beam|mst] [device=auto|cpu|cuda|cuda:N]
-                           [batch_size=N] [chunk=N] [scores=auto|local|raw] [temperature=T]
+                           [batch_size=N] [batch_tokens=N] [chunk=N] [scores=auto|local|raw] [temperature=T]
                            [threads=N] [segmenter=MODEL.udpipe] [output_format=auto|conllu|html]
                            [precision=auto|fp32|bf16|fp16] [workers=N|auto]
 
@@ -34,7 +34,7 @@ from .pipeline.workers import worker_count
 def main(argv: list[str] | None = None) -> int:
     optional: dict[str, str | None] = {"input": "-", "output": "-", "format": "auto", "device": "auto", "output_format": "auto",
                 "precision": "auto", "workers": "1"}  # fmt: skip
-    for key in ("batch_size", "beam_size", "nbest", "decoder", "chunk", "lang", "scores", "temperature", "threads",
+    for key in ("batch_size", "batch_tokens", "beam_size", "nbest", "decoder", "chunk", "lang", "scores", "temperature", "threads",
                 "segmenter"):  # fmt: skip
         optional[key] = None
     args = parse_args(argv, required=("model",), optional=optional, usage=__doc__)
@@ -46,6 +46,7 @@ def main(argv: list[str] | None = None) -> int:
         beam_size, nbest, batch_size, chunk, threads = (
             _positive(args, key) for key in ("beam_size", "nbest", "batch_size", "chunk", "threads")
         )
+        batch_tokens = 0 if args["batch_tokens"] == "0" else _positive(args, "batch_tokens")  # 0: no limit
         check_request(str(args["format"]), str(args["output_format"]), args["output"], args["input"])  # before loading
         device = args["device"] or "auto"
         workers = worker_count(args["workers"], pick_device(device).type == "cuda")
@@ -56,7 +57,7 @@ def main(argv: list[str] | None = None) -> int:
         temperature = None if args["temperature"] is None else _number(args, "temperature")
         settings = parser.settings.override(
             decoder=args["decoder"], beam_size=beam_size, nbest=nbest or 1, batch_size=batch_size,
-            scores=args["scores"], temperature=temperature,
+            batch_tokens=batch_tokens, scores=args["scores"], temperature=temperature,
         )  # fmt: skip
         parse_file(parser, args["input"], args["output"], fmt=str(args["format"]), output_format=str(args["output_format"]),
                    workers=workers, chunk=chunk, settings=settings, nbest=bool(nbest), lang=args["lang"],

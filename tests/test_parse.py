@@ -377,6 +377,27 @@ class _OneWord:
         return 1
 
 
+def test_a_chunk_job_parses_with_every_setting_it_was_given():
+    """What a worker parses with is what the command line or ``parse_file`` asked for, the cap
+    on tokens per batch included (it bounds memory; the parse does not depend on it)."""
+    from nparse.decoding.settings import DecodeSettings
+    from nparse.pipeline.workers import ChunkJob
+
+    asked = {}
+
+    class Recording:
+        def parse_nbest(self, sentences, **options):
+            asked.update(options)
+            return [[] for _ in sentences]
+
+    settings = DecodeSettings(batch_size=8, batch_tokens=300, beam_size=2, decoder="beam", nbest=2).normalised()
+    job = ChunkJob(lambda: None, settings, nbest=True, html=False)
+    job.parser = Recording()
+    job.texts([])
+    expected = {k: getattr(settings, k) for k in ("beam_size", "nbest", "batch_size", "batch_tokens", "decoder", "scores", "temperature")}
+    assert asked == expected
+
+
 def test_workers_read_ahead_a_bounded_number_of_chunks():
     """While the first chunk's group is slow, the parent reads at most 2 + 2 x workers chunks
     ahead (not the whole input), and still yields every chunk in order."""
@@ -566,6 +587,11 @@ def test_the_api_parses_files_as_the_command_line_does(tiny_run, tmp_path):
     assert (tmp_path / "api.html").read_bytes() == cli_html.read_bytes()
     parser.parse_file(source, tmp_path / "api_nbest.conllu", nbest=2, beam_size=2)
     assert (tmp_path / "api_nbest.conllu").read_bytes() == cli_nbest.read_bytes()
+    small = tmp_path / "cli_small_batches.conllu"
+    assert parse_cli.main([f"model={model}", f"input={source}", f"output={small}", "batch_tokens=200", "device=cpu"]) == 0
+    parser.parse_file(source, tmp_path / "api_small_batches.conllu", workers=2, batch_tokens=200)
+    assert (tmp_path / "api_small_batches.conllu").read_bytes() == small.read_bytes()
+    assert parse_cli.main([f"model={model}", f"input={source}", f"output={small}", "batch_tokens=-5"]) == 1
     stream = io.StringIO()
     parser.parse_file(source, stream, segmenter=str(tmp_path / "missing.udpipe"))  # only format=raw reads it
     assert stream.getvalue().encode("utf-8") == cli.read_bytes()

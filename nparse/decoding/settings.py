@@ -102,6 +102,8 @@ class DecodeSettings:
             raise ValueError(f"decoder.temperature={settings.temperature}: must be positive (or null: the model's)")
         if settings.batch_size < 1:
             raise ValueError(f"batch_size={settings.batch_size}: must be at least 1")
+        if settings.batch_tokens < 0:
+            raise ValueError(f"batch_tokens={settings.batch_tokens}: must be 0 (no limit) or more")
         return settings
 
 

@@ -49,7 +49,7 @@ class ChunkJob:
         s = self.settings
         results = self.parser.parse_nbest(
             sentences, beam_size=s.beam_size, nbest=s.nbest, batch_size=s.batch_size, decoder=s.decoder,
-            scores=s.scores, temperature=s.temperature,
+            scores=s.scores, temperature=s.temperature, batch_tokens=s.batch_tokens,
         )  # fmt: skip
         out = []
         for sent, parses in zip(sentences, results):
