@@ -1,7 +1,7 @@
 """Peak memory of ``python -m nparse.parse`` on big inputs: memory must follow the chunk, not the file.
 
     python experiments/peak_memory.py [--model CKPT] [--sentences 10000 100000] [--token-mb 1]
-    python experiments/peak_memory.py --model CKPT --api --ewt-train-times 4
+    python experiments/peak_memory.py --model CKPT --api --ewt-train-times 4 [--batch-tokens N]
 
 Writes CoNLL-U files of N sentences (EWT dev repeated, with fresh sent_ids) and one sentence
 holding a token of ``--token-mb`` MB, parses each in a fresh process (``chunk`` as configured,
@@ -36,7 +36,10 @@ def child(args: list[str]) -> None:
         import nparse
 
         options = dict(a.split("=", 1) for a in args[1:])
-        nparse.load(options["model"], device="cpu").parse_file(options["input"], options["output"])
+        bt = options.get("batch_tokens")
+        nparse.load(options["model"], device="cpu").parse_file(
+            options["input"], options["output"], batch_tokens=None if bt is None else int(bt)
+        )
         rc = 0
     else:
         from nparse import parse
@@ -63,11 +66,13 @@ def huge_token_file(path: Path, megabytes: float) -> None:
     path.write_text("\n".join(lines) + "\n\n", encoding="utf-8")
 
 
-def measure(model: Path, source: Path, out: Path, api: bool = False) -> tuple[int, float, float]:
+def measure(model: Path, source: Path, out: Path, api: bool = False, batch_tokens: int | None = None) -> tuple[int, float, float]:
     start = time.perf_counter()
     cmd = [sys.executable, __file__, "--child", f"model={model}", f"input={source}", f"output={out}", "device=cpu"]
     if api:
         cmd = [sys.executable, __file__, "--child", "--api", f"model={model}", f"input={source}", f"output={out}"]
+        if batch_tokens is not None:
+            cmd.append(f"batch_tokens={batch_tokens}")
     proc = subprocess.run(cmd, capture_output=True, text=True)
     seconds = time.perf_counter() - start
     last = proc.stdout.strip().splitlines()[-1] if proc.stdout.strip() else ""
@@ -86,6 +91,7 @@ def main() -> None:
     ap.add_argument("--token-mb", type=float, default=1.0)
     ap.add_argument("--api", action="store_true", help="parse through nparse.load and Parser.parse_file")
     ap.add_argument("--ewt-train-times", type=int, default=0, help="parse EWT dev and EWT train repeated K times")
+    ap.add_argument("--batch-tokens", type=int, default=None, help="with --api: this cap on padded tokens per batch (default: the model's)")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
@@ -101,7 +107,7 @@ def main() -> None:
             big = folder / "train_times.conllu"
             big_file(big, len(read_conllu(train)) * args.ewt_train_times, train)
             for name, source in (("EWT dev", DEV), (f"EWT train x{args.ewt_train_times}", big)):
-                _, peak, seconds = measure(model, source, folder / "out.conllu", args.api)
+                _, peak, seconds = measure(model, source, folder / "out.conllu", args.api, args.batch_tokens)
                 size = source.stat().st_size / 1e6
                 print(f"| {name} ({len(read_conllu(source)):,} sentences) | {size:.0f} | {peak:.0f} | {seconds:.0f} |")
             return
