@@ -9,7 +9,7 @@ from .arceager import ArcEager, ArcEagerDynamic, ArcEagerStatic
 from .arceager_swap import ArcEagerSwap, ArcEagerSwapEager, ArcEagerSwapLazy
 from .archybrid import ArcHybrid, ArcHybridDynamic, ArcHybridStatic
 from .archybrid_swap import ArcHybridSwap, ArcHybridSwapDynamic, ArcHybridSwapStatic
-from .arcstandard import ArcStandard, ArcStandardStatic
+from .arcstandard import ArcStandard, ArcStandardDynamic, ArcStandardStatic
 from .covington import Covington, CovingtonDynamic, CovingtonStatic
 from .base import NONE, Config, CostOracle, Gold, Oracle, StaticOracle, TransitionSystem
 from .swapstandard import SwapEager, SwapLazy, SwapMinimal, SwapNDAll, SwapNDSW, SwapStandard
@@ -29,7 +29,7 @@ SYSTEMS: dict[str, type[TransitionSystem]] = {
 ORACLES: dict[str, dict[str, type[Oracle]]] = {
     "archybrid": {"static": ArcHybridStatic, "dynamic": ArcHybridDynamic},
     "arceager": {"static": ArcEagerStatic, "dynamic": ArcEagerDynamic},
-    "arcstandard": {"static": ArcStandardStatic},
+    "arcstandard": {"static": ArcStandardStatic, "dynamic": ArcStandardDynamic},
     "swapstandard": {
         "eager": SwapEager,
         "lazy": SwapLazy,

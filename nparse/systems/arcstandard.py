@@ -10,10 +10,13 @@ from __future__ import annotations
 
 from typing import ClassVar, Hashable
 
+import numpy as np
+
 from ..trees import is_projective
 from .kernels import arcstandard as kernel
+from .kernels import arcstandard_oracle
 from .kernels import oracles as row_kernels
-from .base import NONE, Config, Gold, StaticOracle, TransitionSystem
+from .base import NONE, Config, CostOracle, Gold, StaticOracle, TransitionSystem
 
 SHIFT, LEFT, RIGHT = kernel.SHIFT, kernel.LEFT, kernel.RIGHT
 
@@ -92,3 +95,33 @@ class ArcStandardStatic(StaticOracle):
             if gold.heads[s0] == s1 and gold.complete(c.heads, s0):
                 return RIGHT
         return SHIFT
+
+
+class ArcStandardDynamic(CostOracle):
+    """Exact costs for any gold tree, projective or not: the loss after a move is the number of
+    gold arcs no completion can still build, found by a dynamic program over the configuration's
+    units (the stack bottom to top, then the buffer), O(n^3) per move.
+
+    Which trees a completion can build: every projective tree over the units in which the root
+    has one dependent, and every stack word below s0 that gets an arc to a stack word on its left
+    (its head, or a left dependent) has s0 in its subtree. Why: such an arc needs the two words
+    adjacent on the stack, so everything above the right one is reduced first, and a stack word
+    can only be reduced into a word still on the stack above it or into the buffer word that
+    comes to stand above it; what lies above a stack word therefore ends in its subtree before it
+    can reach left. Conversely, with that condition, reducing whenever the top two are joined and
+    the dependent is complete, and shifting otherwise, builds the tree. The program is Eisner's
+    (1996) with that condition on the stack words' right halves (``kernels/arcstandard_oracle``);
+    ``tests/test_oracles.py`` checks the costs against exhaustive search on and off the gold path.
+    Goldberg, Sartorio & Satta (2014) give a cubic dynamic oracle for projective gold trees."""
+
+    name = "dynamic"
+    row_code = row_kernels.ARCSTANDARD_DYNAMIC
+
+    def costs(self, c: Config, gold: Gold) -> list[int | None]:
+        legal = self.system.legal(c)
+        units = np.array(c.stack + c.buffer[::-1], dtype=np.int64)
+        losses = np.zeros(3, dtype=np.int64)
+        heads = np.asarray(gold.heads, dtype=np.int64)
+        arcstandard_oracle.successor_losses(units, len(units), len(c.stack) - 1, heads, np.array(legal), losses)
+        best = min(int(losses[a]) for a in range(3) if legal[a])
+        return [int(losses[a]) - best if legal[a] else None for a in range(3)]

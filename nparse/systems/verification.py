@@ -61,6 +61,7 @@ VERIFICATIONS: list[Verification] = [
     Verification("arceager", "static", covers=is_projective),
     Verification("arceager", "dynamic", plain_search, covers=is_projective, exact_costs=True),
     Verification("arcstandard", "static", covers=is_projective),
+    Verification("arcstandard", "dynamic", plain_search, exact_costs=True),
     Verification("swapstandard", "eager"),
     Verification("swapstandard", "lazy"),
     Verification("swapstandard", "minimal"),

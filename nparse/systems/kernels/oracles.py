@@ -25,7 +25,8 @@ from .gold import ILLEGAL, replay
     ARCHYBRID_STATIC, ARCHYBRID_DYNAMIC, ARCEAGER_STATIC, ARCEAGER_DYNAMIC, ARCSTANDARD_STATIC,
     SWAP_EAGER, SWAP_LAZY, SWAP_NDSW, SWAP_NDALL, HYBRID_SWAP_STATIC, HYBRID_SWAP_DYNAMIC,
     EAGER_SWAP_EAGER, EAGER_SWAP_LAZY, TWOPLANAR_DYNAMIC, COVINGTON_STATIC, COVINGTON_DYNAMIC, REPLAY,
-) = range(17)  # fmt: skip
+    ARCSTANDARD_DYNAMIC,
+) = range(18)  # fmt: skip
 
 
 @njit(cache=True)
@@ -40,6 +41,8 @@ def oracle_row(code, row, off, root_end, opt, gold, seq, legal, cost, out):
         arceager_oracle.dynamic(row, off, root_end, opt, gold, seq, legal, cost, out)
     elif code == ARCSTANDARD_STATIC:
         arcstandard_oracle.static(row, off, root_end, opt, gold, seq, legal, cost, out)
+    elif code == ARCSTANDARD_DYNAMIC:
+        arcstandard_oracle.dynamic(row, off, root_end, opt, gold, seq, legal, cost, out)
     elif code == SWAP_EAGER:
         swapstandard_oracle.eager(row, off, root_end, opt, gold, seq, legal, cost, out)
     elif code == SWAP_LAZY:
