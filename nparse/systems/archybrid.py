@@ -25,8 +25,11 @@ from __future__ import annotations
 
 from typing import ClassVar, Hashable
 
+import numpy as np
+
 from ..trees import is_projective
 from .kernels import archybrid as kernel
+from .kernels import archybrid_oracle
 from .kernels import oracles as row_kernels
 from .base import NONE, Config, CostOracle, Gold, StaticOracle, TransitionSystem
 
@@ -118,16 +121,46 @@ class ArcHybridStatic(StaticOracle):
 
 
 class ArcHybridDynamic(CostOracle):
-    """Goldberg & Nivre (2013) costs, exact on projective trees (see the module docstring)."""
+    """Goldberg & Nivre (2013) costs, exact on projective trees (see the module docstring).
+
+    ``exact_nonprojective``: on a non-projective gold tree, the exact costs instead: the loss
+    after a move is the number of gold arcs no completion can still build, found by a dynamic
+    program over the configuration's units, the stack bottom to top then the buffer
+    (``kernels/reachable.py``, O(n^3) per move). The trees a completion can build are the
+    projective trees over the units in which the root takes one dependent and no stack word
+    takes a left dependent or a head on its left other than the word just below it: a stack
+    word gets arcs only as s0 (its head: s1 by RIGHT, b0 by LEFT) or as s1 (RIGHT to the word
+    above it, which was shifted after it), so those are the only arcs it can still get; and
+    reducing whenever s0 is complete and its head is s1 or b0, shifting otherwise, builds every
+    such tree. Exhaustive search checks the costs (``systems/verification.py``)."""
 
     name = "dynamic"
     row_code = row_kernels.ARCHYBRID_DYNAMIC
+
+    def __init__(self, system: ArcHybrid, exact_nonprojective: bool = False):
+        super().__init__(system)
+        self.exact_nonprojective = exact_nonprojective
+
+    def prepare(self, heads):
+        gold = Gold(heads)
+        gold.nonprojective = self.exact_nonprojective and not is_projective(gold.heads)  # type: ignore[attr-defined]
+        return gold
+
+    def row_options(self) -> int:
+        return archybrid_oracle.EXACT if self.exact_nonprojective else 0
 
     def reaches(self, gold: Gold) -> bool:
         return is_projective(gold.heads)
 
     def costs(self, c: Config, gold: Gold) -> list[int | None]:
         legal = self.system.legal(c)
+        if getattr(gold, "nonprojective", False):
+            units = np.array(c.stack + c.buffer[::-1], dtype=np.int64)
+            losses = np.zeros(3, dtype=np.int64)
+            archybrid_oracle.exact_losses(units, len(units), self.system.root == "end", len(c.stack) - 1,
+                                          np.asarray(gold.heads, dtype=np.int64), np.array(legal), losses)  # fmt: skip
+            best = min(int(losses[a]) for a in range(3) if legal[a])
+            return [int(losses[a]) - best if legal[a] else None for a in range(3)]
         stack, buffer, heads = c.stack, c.buffer, c.heads
         gh, kids = gold.heads, gold.children
         root_end = self.system.root == "end"

@@ -40,15 +40,17 @@ class Verification:
     options: dict[str, Any] = field(default_factory=dict)  # oracle options it is exact under
     slow_search: bool = False  # exhaustive search grows too fast for the suite's usual sizes
     exact_costs: bool = False  # a cost oracle whose every cost (not only the zero set) is exact
+    system_options: dict[str, Any] = field(default_factory=dict)  # e.g. the root placement
+    variant: str = ""  # what tells this check from another of the same oracle
 
     @property
     def label(self) -> str:
-        return f"{self.system} {self.oracle}"
+        return f"{self.system} {self.oracle}" + (f" {self.variant}" if self.variant else "")
 
     def make(self) -> tuple[TransitionSystem, Oracle]:
         from . import make_oracle, make_system  # the registries import this module's systems
 
-        system = make_system(self.system)
+        system = make_system(self.system, **self.system_options)
         return system, make_oracle(system, self.oracle, **self.options)
 
     def keeps(self, heads: list[int]) -> bool:
@@ -58,6 +60,15 @@ class Verification:
 VERIFICATIONS: list[Verification] = [
     Verification("archybrid", "static", covers=is_projective),
     Verification("archybrid", "dynamic", plain_search, covers=is_projective),
+    # The exact costs on non-projective gold trees, both root placements.
+    *(
+        Verification(
+            "archybrid", "dynamic", plain_search, covers=lambda heads: not is_projective(heads),
+            options={"exact_nonprojective": True}, exact_costs=True, system_options={"root": root},
+            variant=f"exact_nonprojective root={root}",
+        )
+        for root in ("end", "start")
+    ),  # fmt: skip
     Verification("arceager", "static", covers=is_projective),
     Verification("arceager", "dynamic", plain_search, covers=is_projective, exact_costs=True),
     Verification("arcstandard", "static", covers=is_projective),

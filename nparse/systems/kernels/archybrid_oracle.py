@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import numpy as np
 from numba import njit
 
 from ..base import NONE
 from .archybrid import LEFT, RIGHT, SHIFT
-from .gold import G_HEAD, G_KIDS, complete, kid_end, kid_start, lost_kids_from, minimal
-from .rows import L_HEADS, L_N, L_NB, L_NS, buffer, top
+from .gold import G_HEAD, G_KIDS, G_NONPROJ, ILLEGAL, complete, kid_end, kid_start, lost_kids_from, minimal
+from .reachable import ARCHYBRID, best_gain
+from .rows import L_BUF, L_HEADS, L_N, L_NB, L_NS, L_STACK, buffer, top
+
+EXACT = 1  # the option bit of ``ArcHybridDynamic(exact_nonprojective=True)``
 
 
 @njit(cache=True)
@@ -27,8 +31,53 @@ def static(row, off, root_end, opt, gold, seq, legal, cost, out):
 
 
 @njit(cache=True)
+def exact_losses(units, n, root_end, top_index, gold_head, legal, out):
+    """``out[a]``: the least loss of a completion after each legal move (``kernels/reachable``),
+    counted from the arcs still to come and the move's own arc."""
+    for a in range(3):
+        out[a] = ILLEGAL
+    first_stack = 0 if root_end else 1
+    if legal[SHIFT]:
+        out[SHIFT] = (n - 1) - best_gain(units, n, not root_end, first_stack, top_index + 1, gold_head, ARCHYBRID)
+    if legal[LEFT] or legal[RIGHT]:
+        s0 = units[top_index]
+        rest = np.empty(n - 1, np.int64)
+        rest[:top_index] = units[:top_index]
+        rest[top_index:] = units[top_index + 1 : n]
+        after = (n - 2) - best_gain(rest, n - 1, not root_end, first_stack, top_index - 1, gold_head, ARCHYBRID)
+        if legal[LEFT]:  # b0 -> s0
+            out[LEFT] = (1 if gold_head[s0] != units[top_index + 1] else 0) + after
+        if legal[RIGHT]:  # s1 -> s0
+            out[RIGHT] = (1 if gold_head[s0] != units[top_index - 1] else 0) + after
+
+
+@njit(cache=True)
+def exact(row, off, root_end, gold, legal, cost):
+    """Exact costs: the losses after each move less the least of them."""
+    ns, nb = row[off[L_NS]], row[off[L_NB]]
+    units = np.empty(ns + nb, np.int64)
+    for i in range(ns):
+        units[i] = row[off[L_STACK] + i]
+    for j in range(nb):
+        units[ns + j] = row[off[L_BUF] + nb - 1 - j]
+    exact_losses(units, ns + nb, root_end, ns - 1, gold[G_HEAD], legal, cost)
+    best = 1 << 30
+    for a in range(3):
+        if legal[a] and cost[a] < best:
+            best = cost[a]
+    for a in range(3):
+        if legal[a]:
+            cost[a] -= best
+
+
+@njit(cache=True)
 def dynamic(row, off, root_end, opt, gold, seq, legal, cost, out):
-    """Goldberg & Nivre (2013) costs with the single-root rule."""
+    """Goldberg & Nivre (2013) costs with the single-root rule; with ``EXACT``, the exact costs
+    on a non-projective gold tree."""
+    if (opt & EXACT) != 0 and gold[G_NONPROJ, 0] == 1:
+        exact(row, off, root_end, gold, legal, cost)
+        minimal(cost, out)
+        return
     heads = off[L_HEADS]
     ns = row[off[L_NS]]
     b0 = buffer(row, off, 0)

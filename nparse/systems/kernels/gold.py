@@ -8,7 +8,9 @@
   word h's dependents are ``gold[G_KIDS, kid_start(h) : kid_end(h)]``;
 - ``G_PROJ``: the position of every word in the projective order (SWAP systems);
 - ``G_MPC``: the maximal projective component of every word (LAZY oracles; each system's own);
-- ``G_PLANE``: the plane of every gold arc in the canonical assignment (2-Planar), -1 for none.
+- ``G_PLANE``: the plane of every gold arc in the canonical assignment (2-Planar), -1 for none;
+- ``G_NONPROJ``: 1 at every word of a non-projective tree where an oracle computes those apart
+  (the arc-hybrid dynamic oracle's exact costs), else 0.
 
 A replayed static oracle (2-Planar static, SwapStandard MINIMAL) also gets its transition
 sequence, read at the configuration's step count.
@@ -21,8 +23,8 @@ from numba import njit
 from ..base import NONE
 from .rows import L_HEADS, L_STEPS
 
-G_HEAD, G_KIDS, G_KID_START, G_PROJ, G_MPC, G_PLANE = range(6)
-N_FIELDS = 6
+G_HEAD, G_KIDS, G_KID_START, G_PROJ, G_MPC, G_PLANE, G_NONPROJ = range(7)
+N_FIELDS = 7
 
 
 @njit(cache=True)

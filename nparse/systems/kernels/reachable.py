@@ -1,0 +1,78 @@
+"""The most gold arcs a completion of a configuration can still build, for the systems whose
+reachable trees are projective trees over the configuration's units (its unattached words in
+order: the stack bottom to top, then the buffer) under conditions on the stack words: Eisner's
+(1996) dynamic program with those conditions, O(n^3). It serves the exact costs of the
+arc-standard dynamic oracle (every gold tree) and of the arc-hybrid one on non-projective gold
+trees; ``systems/arcstandard.py`` and ``systems/archybrid.py`` say why each condition holds,
+and exhaustive search checks both (``tests/test_oracles.py``)."""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+NEG = -(1 << 28)
+# What a stack word (below s0, or any) may not do, by system:
+ARCSTANDARD = 0  # reach left on the stack (head or dependent) unless its subtree spans s0
+ARCHYBRID = 1  # take a left dependent, or a head on its left other than the word just below
+
+
+@njit(cache=True)
+def best_gain(units, n, root_first, first_stack, top, gold_head, mode):
+    """The most gold arcs among ``units[:n]`` a completion can build. The root is ``units[0]``
+    (``root_first``) or ``units[n - 1]``, and takes one dependent; the stack words are
+    ``units[first_stack : top + 1]`` (``top``: s0's place; below ``first_stack`` when the stack
+    holds no word); ``gold_head[w]``: w's gold head; ``mode``: ARCSTANDARD or ARCHYBRID."""
+    if n <= 1:
+        return 0
+    lo, hi = (1, n - 1) if root_first else (0, n - 2)
+    cr = np.full((n, n), NEG, np.int64)  # cr[h, e]: h and its right dependents' subtrees up to e
+    cl = np.full((n, n), NEG, np.int64)  # cl[h, l]: h and its left dependents' subtrees from l
+    ir = np.full((n, n), NEG, np.int64)  # ir[h, d]: h -> d, d right of h
+    il_any = np.full((n, n), NEG, np.int64)  # il[h, d]: h -> d, d left of h, any right end of d
+    il_far = np.full((n, n), NEG, np.int64)  # ... with d's right half reaching s0 where d must
+    for i in range(lo, hi + 1):
+        cr[i, i] = 0
+        cl[i, i] = 0
+    for length in range(1, hi - lo + 1):
+        for s in range(lo, hi - length + 1):
+            t = s + length
+            w_st = 1 if gold_head[units[t]] == units[s] else 0
+            w_ts = 1 if gold_head[units[s]] == units[t] else 0
+            bound = mode == ARCSTANDARD and first_stack <= s < top
+            best_any, best_far = NEG, NEG
+            for r in range(s, t):
+                value = cr[s, r] + cl[t, r + 1]
+                if value > best_any:
+                    best_any = value
+                if (not bound or r >= top) and value > best_far:
+                    best_far = value
+            t_stack = first_stack <= t <= top
+            if not (mode == ARCHYBRID and t_stack and s != t - 1):
+                ir[s, t] = best_any + w_st
+            if not (mode == ARCHYBRID and t_stack):
+                il_any[t, s] = best_any + w_ts
+                il_far[t, s] = best_far + w_ts
+            best = NEG
+            for d in range(s + 1, t + 1):
+                if mode == ARCSTANDARD and first_stack <= d < top and t < top:
+                    continue  # d's head is on its left: its right half must reach s0
+                value = ir[s, d] + cr[d, t]
+                if value > best:
+                    best = value
+            cr[s, t] = best
+            best = NEG
+            for d in range(s, t):
+                value = cl[d, s] + (il_any[t, d] if d == s else il_far[t, d])
+                if value > best:
+                    best = value
+            cl[t, s] = best
+    root = units[0] if root_first else units[n - 1]
+    best = NEG
+    for c in range(lo, hi + 1):
+        if mode == ARCHYBRID and root_first and first_stack <= c <= top and c != 1:
+            continue  # a stack word's head on its left is the word just below
+        value = cl[c, lo] + cr[c, hi] + (1 if gold_head[units[c]] == root else 0)
+        if value > best:
+            best = value
+    return best
