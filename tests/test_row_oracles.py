@@ -36,7 +36,8 @@ def variants() -> list[tuple[str, dict, str, dict]]:
     """Every system (each root placement) with every oracle (each option that changes it)."""
     options = {("twoplanar", "dynamic"): [{"switch_regularization": True}, {"switch_regularization": False}],
                ("archybrid_swap", "static"): [{"lazy": False}, {"lazy": True}],
-               ("archybrid", "dynamic"): [{}, {"exact_nonprojective": True}]}  # fmt: skip
+               ("archybrid", "dynamic"): [{}, {"exact_nonprojective": True}],
+               ("arceager", "dynamic"): [{}, {"exact_nonprojective": True}]}  # fmt: skip
     out = []
     for name, cls in SYSTEMS.items():
         for root in cls.roots:

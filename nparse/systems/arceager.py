@@ -18,8 +18,11 @@ from __future__ import annotations
 
 from typing import ClassVar, Hashable
 
+import numpy as np
+
 from ..trees import is_projective
 from .kernels import arceager as kernel
+from .kernels import arceager_oracle
 from .kernels import oracles as row_kernels
 from .base import NONE, Config, CostOracle, Gold, StaticOracle, TransitionSystem, front_arc
 
@@ -113,16 +116,49 @@ class ArcEagerStatic(StaticOracle):
 
 
 class ArcEagerDynamic(CostOracle):
-    """Goldberg & Nivre (2012) costs with the single-root rule (see the module docstring)."""
+    """Goldberg & Nivre (2012) costs with the single-root rule (see the module docstring).
+
+    ``exact_nonprojective``: on a non-projective gold tree, the exact costs instead: the loss
+    after a move is the number of gold arcs no completion can still build, found by a dynamic
+    program over the configuration's units, the stack bottom to top then the buffer
+    (``kernels/reachable.best_gain_eager``, O(n^3) per move). What a completion can build: a
+    headed stack word's head is the stack word just below it (RIGHT pushed it onto its head,
+    and what lies below a stack word stays); no stack word takes a left dependent (arcs to the
+    left come from b0 only); a headless stack word gets a head in the buffer (LEFT) or none;
+    every word may end headless, and nothing then spans it but the root; the root takes at most
+    one new dependent, a buffer word, while it has none, and every word before that one is
+    reduced first. Exhaustive search checks the costs (``systems/verification.py``)."""
 
     name = "dynamic"
     row_code = row_kernels.ARCEAGER_DYNAMIC
+
+    def __init__(self, system: ArcEager, exact_nonprojective: bool = False):
+        super().__init__(system)
+        self.exact_nonprojective = exact_nonprojective
+
+    def prepare(self, heads):
+        gold = Gold(heads)
+        gold.nonprojective = self.exact_nonprojective and not is_projective(gold.heads)  # type: ignore[attr-defined]
+        return gold
+
+    def row_options(self) -> int:
+        return arceager_oracle.EXACT if self.exact_nonprojective else 0
 
     def reaches(self, gold: Gold) -> bool:
         return is_projective(gold.heads)
 
     def costs(self, c: Config, gold: Gold) -> list[int | None]:
         legal = self.system.legal(c)
+        if getattr(gold, "nonprojective", False):
+            units = np.array(c.stack + c.buffer[::-1], dtype=np.int64)
+            headed = np.array([int(i > 0 and i < len(c.stack) and c.heads[w] != NONE) for i, w in enumerate(units)],
+                              dtype=np.int64)  # fmt: skip
+            losses = np.zeros(4, dtype=np.int64)
+            arceager_oracle.exact_losses(units, headed, len(units), len(c.stack) - 1,
+                                         np.asarray(gold.heads, dtype=np.int64), not ArcEager.root_taken(c),
+                                         np.array(legal), losses)  # fmt: skip
+            best = min(int(losses[a]) for a in range(4) if legal[a])
+            return [int(losses[a]) - best if legal[a] else None for a in range(4)]
         stack, buffer, heads = c.stack, c.buffer, c.heads
         gh, kids = gold.heads, gold.children
         out: list[int | None] = [None, None, None, None]

@@ -71,6 +71,10 @@ VERIFICATIONS: list[Verification] = [
     ),  # fmt: skip
     Verification("arceager", "static", covers=is_projective),
     Verification("arceager", "dynamic", plain_search, covers=is_projective, exact_costs=True),
+    Verification(
+        "arceager", "dynamic", plain_search, covers=lambda heads: not is_projective(heads),
+        options={"exact_nonprojective": True}, exact_costs=True, variant="exact_nonprojective",
+    ),  # fmt: skip
     Verification("arcstandard", "static", covers=is_projective),
     Verification("arcstandard", "dynamic", plain_search, exact_costs=True),
     Verification("swapstandard", "eager"),

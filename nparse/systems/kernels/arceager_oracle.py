@@ -2,12 +2,69 @@
 
 from __future__ import annotations
 
+import numpy as np
 from numba import njit
 
 from ..base import NONE
 from .arceager import LEFT, REDUCE, RIGHT, SHIFT
-from .gold import G_HEAD, G_KIDS, kid_end, kid_start, lost_kids_from, minimal
-from .rows import L_HEADS, L_LMOD, L_N, L_NS, L_STACK, buffer, top
+from .gold import G_HEAD, G_KIDS, G_NONPROJ, ILLEGAL, kid_end, kid_start, lost_kids_from, minimal
+from .reachable import best_gain_eager
+from .rows import L_BUF, L_HEADS, L_LMOD, L_N, L_NB, L_NS, L_STACK, buffer, top
+
+EXACT = 1  # the option bit of ``ArcEagerDynamic(exact_nonprojective=True)``
+
+
+@njit(cache=True)
+def exact_losses(units, headed, n, top_index, gold_head, root_free, legal, out):
+    """``out[a]``: the least loss of a completion after each legal move
+    (``reachable.best_gain_eager``), counted from the words still without a head and the move's
+    own arc."""
+    for a in range(4):
+        out[a] = ILLEGAL
+    needing = n - 1
+    for i in range(1, top_index + 1):
+        needing -= headed[i]
+    s0 = units[top_index]
+    if legal[SHIFT]:
+        out[SHIFT] = needing - best_gain_eager(units, headed, n, top_index + 1, gold_head, root_free)
+    if legal[RIGHT]:  # s0 -> b0, b0 pushed with its head
+        b0 = units[top_index + 1]
+        after = headed.copy()
+        after[top_index + 1] = 1
+        out[RIGHT] = (1 if gold_head[b0] != s0 else 0) + needing - 1 - best_gain_eager(
+            units, after, n, top_index + 1, gold_head, root_free and s0 != 0)
+    if legal[LEFT] or legal[REDUCE]:  # s0 leaves
+        rest = np.empty(n - 1, np.int64)
+        rest_headed = np.zeros(n - 1, np.int64)
+        rest[:top_index] = units[:top_index]
+        rest[top_index:] = units[top_index + 1 : n]
+        rest_headed[:top_index] = headed[:top_index]
+        gain = best_gain_eager(rest, rest_headed, n - 1, top_index - 1, gold_head, root_free)
+        if legal[LEFT]:  # b0 -> s0
+            out[LEFT] = (1 if gold_head[s0] != units[top_index + 1] else 0) + needing - 1 - gain
+        if legal[REDUCE]:
+            out[REDUCE] = needing - gain
+
+
+@njit(cache=True)
+def exact(row, off, gold, legal, cost):
+    """Exact costs: the losses after each move less the least of them."""
+    ns, nb = row[off[L_NS]], row[off[L_NB]]
+    units = np.empty(ns + nb, np.int64)
+    headed = np.zeros(ns + nb, np.int64)
+    for i in range(ns):
+        units[i] = row[off[L_STACK] + i]
+        headed[i] = 1 if i > 0 and row[off[L_HEADS] + units[i]] != NONE else 0
+    for j in range(nb):
+        units[ns + j] = row[off[L_BUF] + nb - 1 - j]
+    exact_losses(units, headed, ns + nb, ns - 1, gold[G_HEAD], row[off[L_LMOD]] == NONE, legal, cost)
+    best = 1 << 30
+    for a in range(4):
+        if legal[a] and cost[a] < best:
+            best = cost[a]
+    for a in range(4):
+        if legal[a]:
+            cost[a] -= best
 
 
 @njit(cache=True)
@@ -46,7 +103,12 @@ def static(row, off, root_end, opt, gold, seq, legal, cost, out):
 
 @njit(cache=True)
 def dynamic(row, off, root_end, opt, gold, seq, legal, cost, out):
-    """Goldberg & Nivre (2012) costs with the single-root rule."""
+    """Goldberg & Nivre (2012) costs with the single-root rule; with ``EXACT``, the exact costs
+    on a non-projective gold tree."""
+    if (opt & EXACT) != 0 and gold[G_NONPROJ, 0] == 1:
+        exact(row, off, gold, legal, cost)
+        minimal(cost, out)
+        return
     gh = gold[G_HEAD]
     heads = off[L_HEADS]
     s0, b0 = top(row, off, 0), buffer(row, off, 0)

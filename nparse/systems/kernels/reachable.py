@@ -76,3 +76,74 @@ def best_gain(units, n, root_first, first_stack, top, gold_head, mode):
         if value > best:
             best = value
     return best
+
+
+@njit(cache=True)
+def best_gain_eager(units, headed, n, top, gold_head, root_free):
+    """``best_gain`` for arc-eager: ``units[0]`` is the root, the stack words are
+    ``units[1 : top + 1]`` (``headed[i]``: unit i already has its head, which is then the stack word
+    just below it), the buffer follows. A stack word takes no left dependent; a headed one keeps
+    its head (its arc is counted already); a headless one gets a head in the buffer or none. Any
+    word may stay headless (it then stands in the root's span like a dependent of the root, but
+    gains nothing); the root takes at most one new dependent, a buffer word, only while
+    ``root_free``, and only as its first: every word before it must be reduced. The gain counts
+    the new gold arcs."""
+    if n <= 1:
+        return 0
+    cr = np.full((n, n), NEG, np.int64)
+    cl = np.full((n, n), NEG, np.int64)
+    ir = np.full((n, n), NEG, np.int64)
+    il = np.full((n, n), NEG, np.int64)
+    for i in range(1, n):
+        cr[i, i] = 0
+        cl[i, i] = 0
+    for length in range(1, n - 1):
+        for s in range(1, n - length):
+            t = s + length
+            best_any = NEG
+            for r in range(s, t):
+                value = cr[s, r] + cl[t, r + 1]
+                if value > best_any:
+                    best_any = value
+            t_stack, s_stack = t <= top, s <= top
+            if not t_stack:  # a buffer word's head on its left
+                ir[s, t] = best_any + (1 if gold_head[units[t]] == units[s] else 0)
+            elif headed[t] and s == t - 1:  # the arc built already
+                ir[s, t] = best_any
+            if not t_stack and not (s_stack and headed[s]):  # t takes s as a left dependent
+                il[t, s] = best_any + (1 if gold_head[units[s]] == units[t] else 0)
+            best = NEG
+            for d in range(s + 1, t + 1):
+                value = ir[s, d] + cr[d, t]
+                if value > best:
+                    best = value
+            cr[s, t] = best
+            best = NEG
+            for d in range(s, t):
+                value = cl[d, s] + il[t, d]
+                if value > best:
+                    best = value
+            cl[t, s] = best
+    # The root's span: its dependents' subtrees one after the other (a stack word headed by the
+    # root first, or the root's new dependent first, or words that stay headless).
+    span = np.full(n, NEG, np.int64)
+    span[0] = 0
+    for e in range(1, n):
+        best = NEG
+        for l in range(1, e + 1):
+            if span[l - 1] == NEG:
+                continue
+            for c in range(l, e + 1):
+                if c <= top and headed[c]:
+                    if c != 1 or l != 1:
+                        continue  # a headed stack word's head is below it: the root only for the first
+                    gain = 0
+                elif l == 1 and root_free and c > top:
+                    gain = 1 if gold_head[units[c]] == units[0] else 0  # the root's new dependent, or headless
+                else:
+                    gain = 0  # stays headless
+                value = span[l - 1] + cl[c, l] + cr[c, e] + gain
+                if value > best:
+                    best = value
+        span[e] = best
+    return span[n - 1]
