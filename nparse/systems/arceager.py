@@ -24,6 +24,7 @@ from ..trees import is_projective
 from .kernels import arceager as kernel
 from .kernels import arceager_oracle
 from .kernels import oracles as row_kernels
+from .kernels.reachable import sentence_spans
 from .base import NONE, Config, CostOracle, Gold, StaticOracle, TransitionSystem, front_arc
 
 SHIFT, LEFT, RIGHT, REDUCE = kernel.SHIFT, kernel.LEFT, kernel.RIGHT, kernel.REDUCE
@@ -139,7 +140,14 @@ class ArcEagerDynamic(CostOracle):
     def prepare(self, heads):
         gold = Gold(heads)
         gold.nonprojective = self.exact_nonprojective and not is_projective(gold.heads)  # type: ignore[attr-defined]
+        empty = np.zeros(0, dtype=np.int64)
+        gold.spans = sentence_spans(np.asarray(gold.heads, dtype=np.int64)) if gold.nonprojective else empty  # type: ignore[attr-defined]
         return gold
+
+    def replayed(self, gold: Gold) -> np.ndarray:
+        """Not a sequence: a non-projective sentence's span tables (``reachable.sentence_spans``)
+        for the exact costs, computed once and read by the compiled twin as its ``seq``."""
+        return gold.spans  # type: ignore[attr-defined]
 
     def row_options(self) -> int:
         return arceager_oracle.EXACT if self.exact_nonprojective else 0
@@ -156,7 +164,7 @@ class ArcEagerDynamic(CostOracle):
             losses = np.zeros(4, dtype=np.int64)
             arceager_oracle.exact_losses(units, headed, len(units), len(c.stack) - 1,
                                          np.asarray(gold.heads, dtype=np.int64), not ArcEager.root_taken(c),
-                                         np.array(legal), losses)  # fmt: skip
+                                         gold.spans, np.array(legal), losses)  # type: ignore[attr-defined]  # fmt: skip
             best = min(int(losses[a]) for a in range(4) if legal[a])
             return [int(losses[a]) - best if legal[a] else None for a in range(4)]
         stack, buffer, heads = c.stack, c.buffer, c.heads

@@ -31,6 +31,7 @@ from ..trees import is_projective
 from .kernels import archybrid as kernel
 from .kernels import archybrid_oracle
 from .kernels import oracles as row_kernels
+from .kernels.reachable import sentence_spans
 from .base import NONE, Config, CostOracle, Gold, StaticOracle, TransitionSystem
 
 SHIFT, LEFT, RIGHT = kernel.SHIFT, kernel.LEFT, kernel.RIGHT
@@ -144,7 +145,14 @@ class ArcHybridDynamic(CostOracle):
     def prepare(self, heads):
         gold = Gold(heads)
         gold.nonprojective = self.exact_nonprojective and not is_projective(gold.heads)  # type: ignore[attr-defined]
+        empty = np.zeros(0, dtype=np.int64)
+        gold.spans = sentence_spans(np.asarray(gold.heads, dtype=np.int64)) if gold.nonprojective else empty  # type: ignore[attr-defined]
         return gold
+
+    def replayed(self, gold: Gold) -> np.ndarray:
+        """Not a sequence: a non-projective sentence's span tables (``reachable.sentence_spans``)
+        for the exact costs, computed once and read by the compiled twin as its ``seq``."""
+        return gold.spans  # type: ignore[attr-defined]
 
     def row_options(self) -> int:
         return archybrid_oracle.EXACT if self.exact_nonprojective else 0
@@ -158,7 +166,7 @@ class ArcHybridDynamic(CostOracle):
             units = np.array(c.stack + c.buffer[::-1], dtype=np.int64)
             losses = np.zeros(3, dtype=np.int64)
             archybrid_oracle.exact_losses(units, len(units), self.system.root == "end", len(c.stack) - 1,
-                                          np.asarray(gold.heads, dtype=np.int64), np.array(legal), losses)  # fmt: skip
+                                          np.asarray(gold.heads, dtype=np.int64), gold.spans, np.array(legal), losses)  # type: ignore[attr-defined]  # fmt: skip
             best = min(int(losses[a]) for a in range(3) if legal[a])
             return [int(losses[a]) - best if legal[a] else None for a in range(3)]
         stack, buffer, heads = c.stack, c.buffer, c.heads

@@ -16,6 +16,7 @@ from ..trees import is_projective
 from .kernels import arcstandard as kernel
 from .kernels import arcstandard_oracle
 from .kernels import oracles as row_kernels
+from .kernels.reachable import sentence_spans
 from .base import NONE, Config, CostOracle, Gold, StaticOracle, TransitionSystem
 
 SHIFT, LEFT, RIGHT = kernel.SHIFT, kernel.LEFT, kernel.RIGHT
@@ -117,11 +118,22 @@ class ArcStandardDynamic(CostOracle):
     name = "dynamic"
     row_code = row_kernels.ARCSTANDARD_DYNAMIC
 
+    def prepare(self, heads):
+        gold = Gold(heads)
+        gold.spans = sentence_spans(np.asarray(gold.heads, dtype=np.int64))  # type: ignore[attr-defined]
+        return gold
+
+    def replayed(self, gold: Gold) -> np.ndarray:
+        """Not a sequence: the sentence's span tables (``reachable.sentence_spans``), computed
+        once and read by the compiled twin as its ``seq``."""
+        return gold.spans  # type: ignore[attr-defined]
+
     def costs(self, c: Config, gold: Gold) -> list[int | None]:
         legal = self.system.legal(c)
         units = np.array(c.stack + c.buffer[::-1], dtype=np.int64)
         losses = np.zeros(3, dtype=np.int64)
         heads = np.asarray(gold.heads, dtype=np.int64)
-        arcstandard_oracle.successor_losses(units, len(units), len(c.stack) - 1, heads, np.array(legal), losses)
+        arcstandard_oracle.successor_losses(units, len(units), len(c.stack) - 1, heads, gold.spans,  # type: ignore[attr-defined]
+                                            np.array(legal), losses)  # fmt: skip
         best = min(int(losses[a]) for a in range(3) if legal[a])
         return [int(losses[a]) - best if legal[a] else None for a in range(3)]

@@ -15,7 +15,7 @@ EXACT = 1  # the option bit of ``ArcEagerDynamic(exact_nonprojective=True)``
 
 
 @njit(cache=True)
-def exact_losses(units, headed, n, top_index, gold_head, root_free, legal, out):
+def exact_losses(units, headed, n, top_index, gold_head, root_free, spans, legal, out):
     """``out[a]``: the least loss of a completion after each legal move
     (``reachable.best_gain_eager``), counted from the words still without a head and the move's
     own arc."""
@@ -26,20 +26,20 @@ def exact_losses(units, headed, n, top_index, gold_head, root_free, legal, out):
         needing -= headed[i]
     s0 = units[top_index]
     if legal[SHIFT]:
-        out[SHIFT] = needing - best_gain_eager(units, headed, n, top_index + 1, gold_head, root_free)
+        out[SHIFT] = needing - best_gain_eager(units, headed, n, top_index + 1, gold_head, root_free, spans)
     if legal[RIGHT]:  # s0 -> b0, b0 pushed with its head
         b0 = units[top_index + 1]
         after = headed.copy()
         after[top_index + 1] = 1
         out[RIGHT] = (1 if gold_head[b0] != s0 else 0) + needing - 1 - best_gain_eager(
-            units, after, n, top_index + 1, gold_head, root_free and s0 != 0)
+            units, after, n, top_index + 1, gold_head, root_free and s0 != 0, spans)
     if legal[LEFT] or legal[REDUCE]:  # s0 leaves
         rest = np.empty(n - 1, np.int64)
         rest_headed = np.zeros(n - 1, np.int64)
         rest[:top_index] = units[:top_index]
         rest[top_index:] = units[top_index + 1 : n]
         rest_headed[:top_index] = headed[:top_index]
-        gain = best_gain_eager(rest, rest_headed, n - 1, top_index - 1, gold_head, root_free)
+        gain = best_gain_eager(rest, rest_headed, n - 1, top_index - 1, gold_head, root_free, spans)
         if legal[LEFT]:  # b0 -> s0
             out[LEFT] = (1 if gold_head[s0] != units[top_index + 1] else 0) + needing - 1 - gain
         if legal[REDUCE]:
@@ -47,7 +47,7 @@ def exact_losses(units, headed, n, top_index, gold_head, root_free, legal, out):
 
 
 @njit(cache=True)
-def exact(row, off, gold, legal, cost):
+def exact(row, off, gold, spans, legal, cost):
     """Exact costs: the losses after each move less the least of them."""
     ns, nb = row[off[L_NS]], row[off[L_NB]]
     units = np.empty(ns + nb, np.int64)
@@ -57,7 +57,7 @@ def exact(row, off, gold, legal, cost):
         headed[i] = 1 if i > 0 and row[off[L_HEADS] + units[i]] != NONE else 0
     for j in range(nb):
         units[ns + j] = row[off[L_BUF] + nb - 1 - j]
-    exact_losses(units, headed, ns + nb, ns - 1, gold[G_HEAD], row[off[L_LMOD]] == NONE, legal, cost)
+    exact_losses(units, headed, ns + nb, ns - 1, gold[G_HEAD], row[off[L_LMOD]] == NONE, spans, legal, cost)
     best = 1 << 30
     for a in range(4):
         if legal[a] and cost[a] < best:
@@ -106,7 +106,7 @@ def dynamic(row, off, root_end, opt, gold, seq, legal, cost, out):
     """Goldberg & Nivre (2012) costs with the single-root rule; with ``EXACT``, the exact costs
     on a non-projective gold tree."""
     if (opt & EXACT) != 0 and gold[G_NONPROJ, 0] == 1:
-        exact(row, off, gold, legal, cost)
+        exact(row, off, gold, seq, legal, cost)
         minimal(cost, out)
         return
     gh = gold[G_HEAD]

@@ -31,20 +31,20 @@ def static(row, off, root_end, opt, gold, seq, legal, cost, out):
 
 
 @njit(cache=True)
-def exact_losses(units, n, root_end, top_index, gold_head, legal, out):
+def exact_losses(units, n, root_end, top_index, gold_head, spans, legal, out):
     """``out[a]``: the least loss of a completion after each legal move (``kernels/reachable``),
     counted from the arcs still to come and the move's own arc."""
     for a in range(3):
         out[a] = ILLEGAL
     first_stack = 0 if root_end else 1
     if legal[SHIFT]:
-        out[SHIFT] = (n - 1) - best_gain(units, n, not root_end, first_stack, top_index + 1, gold_head, ARCHYBRID)
+        out[SHIFT] = (n - 1) - best_gain(units, n, not root_end, first_stack, top_index + 1, gold_head, ARCHYBRID, spans)
     if legal[LEFT] or legal[RIGHT]:
         s0 = units[top_index]
         rest = np.empty(n - 1, np.int64)
         rest[:top_index] = units[:top_index]
         rest[top_index:] = units[top_index + 1 : n]
-        after = (n - 2) - best_gain(rest, n - 1, not root_end, first_stack, top_index - 1, gold_head, ARCHYBRID)
+        after = (n - 2) - best_gain(rest, n - 1, not root_end, first_stack, top_index - 1, gold_head, ARCHYBRID, spans)
         if legal[LEFT]:  # b0 -> s0
             out[LEFT] = (1 if gold_head[s0] != units[top_index + 1] else 0) + after
         if legal[RIGHT]:  # s1 -> s0
@@ -52,7 +52,7 @@ def exact_losses(units, n, root_end, top_index, gold_head, legal, out):
 
 
 @njit(cache=True)
-def exact(row, off, root_end, gold, legal, cost):
+def exact(row, off, root_end, gold, spans, legal, cost):
     """Exact costs: the losses after each move less the least of them."""
     ns, nb = row[off[L_NS]], row[off[L_NB]]
     units = np.empty(ns + nb, np.int64)
@@ -60,7 +60,7 @@ def exact(row, off, root_end, gold, legal, cost):
         units[i] = row[off[L_STACK] + i]
     for j in range(nb):
         units[ns + j] = row[off[L_BUF] + nb - 1 - j]
-    exact_losses(units, ns + nb, root_end, ns - 1, gold[G_HEAD], legal, cost)
+    exact_losses(units, ns + nb, root_end, ns - 1, gold[G_HEAD], spans, legal, cost)
     best = 1 << 30
     for a in range(3):
         if legal[a] and cost[a] < best:
@@ -75,7 +75,7 @@ def dynamic(row, off, root_end, opt, gold, seq, legal, cost, out):
     """Goldberg & Nivre (2013) costs with the single-root rule; with ``EXACT``, the exact costs
     on a non-projective gold tree."""
     if (opt & EXACT) != 0 and gold[G_NONPROJ, 0] == 1:
-        exact(row, off, root_end, gold, legal, cost)
+        exact(row, off, root_end, gold, seq, legal, cost)
         minimal(cost, out)
         return
     heads = off[L_HEADS]

@@ -44,23 +44,24 @@ def static(row, off, root_end, opt, gold, seq, legal, cost, out):
 
 
 @njit(cache=True)
-def successor_losses(units, n, top_index, gold_head, legal, out):
+def successor_losses(units, n, top_index, gold_head, spans, legal, out):
     """``out[a]``: the least loss of a completion after each legal move, counted from the arcs
-    still to come and the move's own arc (the arcs already built add the same to every move)."""
+    still to come and the move's own arc (the arcs already built add the same to every move);
+    ``spans``: the sentence's ``reachable.sentence_spans`` (or empty)."""
     for a in range(3):
         out[a] = ILLEGAL
     if legal[SHIFT]:
-        out[SHIFT] = (n - 1) - best_gain(units, n, True, 1, top_index + 1, gold_head, ARCSTANDARD)
+        out[SHIFT] = (n - 1) - best_gain(units, n, True, 1, top_index + 1, gold_head, ARCSTANDARD, spans)
     if legal[LEFT] or legal[RIGHT]:
         s0, s1 = units[top_index], units[top_index - 1]
         rest = units.copy()
         if legal[LEFT]:  # s0 -> s1: s1 leaves the units, s0 moves down one place
             rest[top_index - 1 : n - 1] = units[top_index:n]
-            out[LEFT] = (1 if gold_head[s1] != s0 else 0) + (n - 2) - best_gain(rest, n - 1, True, 1, top_index - 1, gold_head, ARCSTANDARD)
+            out[LEFT] = (1 if gold_head[s1] != s0 else 0) + (n - 2) - best_gain(rest, n - 1, True, 1, top_index - 1, gold_head, ARCSTANDARD, spans)
         if legal[RIGHT]:  # s1 -> s0: s0 leaves
             rest[top_index : n - 1] = units[top_index + 1 : n]
             rest[: top_index] = units[:top_index]
-            out[RIGHT] = (1 if gold_head[s0] != s1 else 0) + (n - 2) - best_gain(rest, n - 1, True, 1, top_index - 1, gold_head, ARCSTANDARD)
+            out[RIGHT] = (1 if gold_head[s0] != s1 else 0) + (n - 2) - best_gain(rest, n - 1, True, 1, top_index - 1, gold_head, ARCSTANDARD, spans)
 
 
 @njit(cache=True)
@@ -71,7 +72,7 @@ def dynamic(row, off, root_end, opt, gold, seq, legal, cost, out):
         units[i] = row[off[L_STACK] + i]
     for j in range(nb):
         units[ns + j] = row[off[L_BUF] + nb - 1 - j]
-    successor_losses(units, ns + nb, ns - 1, gold[G_HEAD], legal, cost)
+    successor_losses(units, ns + nb, ns - 1, gold[G_HEAD], seq, legal, cost)
     best = 1 << 30
     for a in range(3):
         if legal[a] and cost[a] < best:

@@ -4,7 +4,12 @@ order: the stack bottom to top, then the buffer) under conditions on the stack w
 (1996) dynamic program with those conditions, O(n^3). It serves the exact costs of the
 arc-standard dynamic oracle (every gold tree) and of the arc-hybrid one on non-projective gold
 trees; ``systems/arcstandard.py`` and ``systems/archybrid.py`` say why each condition holds,
-and exhaustive search checks both (``tests/test_oracles.py``)."""
+and exhaustive search checks both (``tests/test_oracles.py``).
+
+Spans that lie wholly in the buffer meet no condition and hold consecutive words, so their best
+values are those of the unconstrained program over the sentence: ``sentence_spans`` computes
+them once per sentence (kept with its gold tree, handed to the kernels as ``seq``), and each call
+computes only the spans that start on the stack, O(k n^2) for k stack words."""
 
 from __future__ import annotations
 
@@ -18,11 +23,71 @@ ARCHYBRID = 1  # take a left dependent, or a head on its left other than the wor
 
 
 @njit(cache=True)
-def best_gain(units, n, root_first, first_stack, top, gold_head, mode):
+def sentence_spans(gold_head):
+    """The best spans of the unconstrained program over the words 1..n (the root left out) that
+    a constrained span can read: ``cr[h, e]``, ``cl[h, l]`` and ``il[h, d]`` by word, each
+    [n + 1, n + 1], flattened one after the other."""
+    n1 = gold_head.shape[0]
+    cr = np.full((n1, n1), NEG, np.int64)
+    cl = np.full((n1, n1), NEG, np.int64)
+    ir = np.full((n1, n1), NEG, np.int64)
+    il = np.full((n1, n1), NEG, np.int64)
+    for i in range(1, n1):
+        cr[i, i] = 0
+        cl[i, i] = 0
+    for length in range(1, n1 - 1):
+        for s in range(1, n1 - length):
+            t = s + length
+            best = NEG
+            for r in range(s, t):
+                value = cr[s, r] + cl[t, r + 1]
+                if value > best:
+                    best = value
+            ir[s, t] = best + (1 if gold_head[t] == s else 0)
+            il[t, s] = best + (1 if gold_head[s] == t else 0)
+            best = NEG
+            for d in range(s + 1, t + 1):
+                value = ir[s, d] + cr[d, t]
+                if value > best:
+                    best = value
+            cr[s, t] = best
+            best = NEG
+            for d in range(s, t):
+                value = cl[d, s] + il[t, d]
+                if value > best:
+                    best = value
+            cl[t, s] = best
+    out = np.empty(3 * n1 * n1, np.int64)
+    out[: n1 * n1] = cr.ravel()
+    out[n1 * n1 : 2 * n1 * n1] = cl.ravel()
+    out[2 * n1 * n1 :] = il.ravel()
+    return out
+
+
+@njit(cache=True)
+def fill_buffer_spans(units, first, hi, spans, cr, cl, il_any, il_far):
+    """Copy the spans of units ``first..hi`` (consecutive buffer words) from ``sentence_spans``.
+    Returns where the spans left to compute start: ``first``, or past ``hi`` when there are no
+    tables (every span is computed)."""
+    if spans.shape[0] == 0:
+        return hi + 1
+    n1 = int(round(np.sqrt(spans.shape[0] // 3)))
+    for s in range(first, hi + 1):
+        for t in range(s, hi + 1):
+            cr[s, t] = spans[units[s] * n1 + units[t]]
+            cl[t, s] = spans[n1 * n1 + units[t] * n1 + units[s]]
+            if t > s:
+                il_any[t, s] = il_far[t, s] = spans[2 * n1 * n1 + units[t] * n1 + units[s]]
+    return first
+
+
+@njit(cache=True)
+def best_gain(units, n, root_first, first_stack, top, gold_head, mode, spans):
     """The most gold arcs among ``units[:n]`` a completion can build. The root is ``units[0]``
     (``root_first``) or ``units[n - 1]``, and takes one dependent; the stack words are
     ``units[first_stack : top + 1]`` (``top``: s0's place; below ``first_stack`` when the stack
-    holds no word); ``gold_head[w]``: w's gold head; ``mode``: ARCSTANDARD or ARCHYBRID."""
+    holds no word); ``gold_head[w]``: w's gold head; ``mode``: ARCSTANDARD or ARCHYBRID;
+    ``spans``: the sentence's ``sentence_spans`` (or empty: every span is computed)."""
     if n <= 1:
         return 0
     lo, hi = (1, n - 1) if root_first else (0, n - 2)
@@ -34,8 +99,9 @@ def best_gain(units, n, root_first, first_stack, top, gold_head, mode):
     for i in range(lo, hi + 1):
         cr[i, i] = 0
         cl[i, i] = 0
+    start = fill_buffer_spans(units, max(top + 1, lo), hi, spans, cr, cl, il_any, il_far)
     for length in range(1, hi - lo + 1):
-        for s in range(lo, hi - length + 1):
+        for s in range(lo, min(hi - length, start - 1) + 1):
             t = s + length
             w_st = 1 if gold_head[units[t]] == units[s] else 0
             w_ts = 1 if gold_head[units[s]] == units[t] else 0
@@ -79,7 +145,7 @@ def best_gain(units, n, root_first, first_stack, top, gold_head, mode):
 
 
 @njit(cache=True)
-def best_gain_eager(units, headed, n, top, gold_head, root_free):
+def best_gain_eager(units, headed, n, top, gold_head, root_free, spans):
     """``best_gain`` for arc-eager: ``units[0]`` is the root, the stack words are
     ``units[1 : top + 1]`` (``headed[i]``: unit i already has its head, which is then the stack word
     just below it), the buffer follows. A stack word takes no left dependent; a headed one keeps
@@ -87,7 +153,7 @@ def best_gain_eager(units, headed, n, top, gold_head, root_free):
     word may stay headless (it then stands in the root's span like a dependent of the root, but
     gains nothing); the root takes at most one new dependent, a buffer word, only while
     ``root_free``, and only as its first: every word before it must be reduced. The gain counts
-    the new gold arcs."""
+    the new gold arcs. ``spans``: as ``best_gain``'s."""
     if n <= 1:
         return 0
     cr = np.full((n, n), NEG, np.int64)
@@ -97,8 +163,9 @@ def best_gain_eager(units, headed, n, top, gold_head, root_free):
     for i in range(1, n):
         cr[i, i] = 0
         cl[i, i] = 0
+    start = fill_buffer_spans(units, top + 1, n - 1, spans, cr, cl, il, il)
     for length in range(1, n - 1):
-        for s in range(1, n - length):
+        for s in range(1, min(n - 1 - length, start - 1) + 1):
             t = s + length
             best_any = NEG
             for r in range(s, t):
