@@ -15,6 +15,8 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, Hashable, Sequence, TypeVar
 
+import numpy as np
+
 from ..trees import children_of
 
 if TYPE_CHECKING:
@@ -264,9 +266,10 @@ class Oracle(ABC, Generic[S, G]):
         """The option bits the compiled twin reads (``opt`` in ``kernels/oracles.py``)."""
         return 0
 
-    def replayed(self, gold: G) -> Sequence[int]:
-        """The transition sequence a replayed static oracle reads at the step count (computed
-        when the sentence was prepared); empty for the others."""
+    def replayed(self, gold: G) -> "Sequence[int] | np.ndarray":
+        """What the compiled twin reads as ``seq``, computed once when the sentence was prepared:
+        the transition sequence a replayed static oracle reads at the step count, or the span
+        tables of the exact oracles (``kernels/reachable.sentence_spans``); empty for the others."""
         return ()
 
     def may_explore(self, c: Config, gold: G, action: int) -> bool:

@@ -197,19 +197,19 @@ def best_gain_eager(units, headed, n, top, gold_head, root_free, spans):
     span[0] = 0
     for e in range(1, n):
         best = NEG
-        for l in range(1, e + 1):
-            if span[l - 1] == NEG:
+        for first in range(1, e + 1):
+            if span[first - 1] == NEG:
                 continue
-            for c in range(l, e + 1):
+            for c in range(first, e + 1):
                 if c <= top and headed[c]:
-                    if c != 1 or l != 1:
+                    if c != 1 or first != 1:
                         continue  # a headed stack word's head is below it: the root only for the first
                     gain = 0
-                elif l == 1 and root_free and c > top:
+                elif first == 1 and root_free and c > top:
                     gain = 1 if gold_head[units[c]] == units[0] else 0  # the root's new dependent, or headless
                 else:
                     gain = 0  # stays headless
-                value = span[l - 1] + cl[c, l] + cr[c, e] + gain
+                value = span[first - 1] + cl[c, first] + cr[c, e] + gain
                 if value > best:
                     best = value
         span[e] = best
