@@ -65,3 +65,18 @@ def test_the_vocabulary_filled_part_gives_the_same_vectors_and_follows_weight_ch
         changed = enc._char_vectors(batches[0], torch.device("cpu"))
         enc.char_cache = None
         torch.testing.assert_close(changed, enc._char_vectors(batches[0], torch.device("cpu")), rtol=0, atol=1e-6)
+
+
+def test_vectors_filled_in_training_mode_match_the_ones_added_in_evaluation_mode():
+    """In bfloat16 the filled part may come from the packed call (the module in training mode,
+    no gradients) and the rest from the bucketed one (evaluation mode): both give the same dtype,
+    so parsing after such a fill works (it failed with a dtype mismatch once)."""
+    enc, batches = _encoder_and_batches(cache=100_000)
+    with torch.no_grad(), torch.autocast("cpu", dtype=torch.bfloat16):
+        enc.train()
+        enc.fill_char_cache()
+        enc.eval()
+        out = enc._char_vectors(batches[0], torch.device("cpu"))
+        enc.char_cache = None
+        fresh = enc._char_vectors(batches[0], torch.device("cpu"))
+    assert out.dtype == fresh.dtype

@@ -202,7 +202,9 @@ class CharEncoder(nn.Module):
             out = bucketed_bilstm(self.lstm, x, lengths)
             last = (lengths.to(x.device) - 1)[:, None, None].expand(-1, 1, out.shape[2])
             hidden = self.lstm.hidden_size
-            return torch.cat([out.gather(1, last)[:, 0, :hidden], out[:, 0, hidden:]], dim=-1)
+            # bfloat16, as the packed call's final states: vectors kept in a CharCache while the
+            # module was in training mode must match the ones added later
+            return torch.cat([out.gather(1, last)[:, 0, :hidden], out[:, 0, hidden:]], dim=-1).to(torch.bfloat16)
         packed = pack_padded_sequence(x, lengths, batch_first=True, enforce_sorted=False)
         _, (h, _) = run_lstm(self.lstm, packed)
         return torch.cat([h[0], h[1]], dim=-1)
