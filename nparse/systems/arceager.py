@@ -24,8 +24,8 @@ from ..trees import is_projective
 from .kernels import arceager as kernel
 from .kernels import arceager_oracle
 from .kernels import oracles as row_kernels
-from .kernels.reachable import sentence_spans
 from .base import NONE, Config, CostOracle, Gold, StaticOracle, TransitionSystem, front_arc
+from .exact import ExactOnNonprojective, config_units, costs_of
 
 SHIFT, LEFT, RIGHT, REDUCE = kernel.SHIFT, kernel.LEFT, kernel.RIGHT, kernel.REDUCE
 
@@ -116,7 +116,7 @@ class ArcEagerStatic(StaticOracle):
         return SHIFT
 
 
-class ArcEagerDynamic(CostOracle):
+class ArcEagerDynamic(ExactOnNonprojective, CostOracle):
     """Goldberg & Nivre (2012) costs with the single-root rule (see the module docstring).
 
     ``exact_nonprojective``: on a non-projective gold tree, the exact costs instead: the loss
@@ -133,40 +133,18 @@ class ArcEagerDynamic(CostOracle):
     name = "dynamic"
     row_code = row_kernels.ARCEAGER_DYNAMIC
 
-    def __init__(self, system: ArcEager, exact_nonprojective: bool = False):
-        super().__init__(system)
-        self.exact_nonprojective = exact_nonprojective
-
-    def prepare(self, heads):
-        gold = Gold(heads)
-        gold.nonprojective = self.exact_nonprojective and not is_projective(gold.heads)  # type: ignore[attr-defined]
-        empty = np.zeros(0, dtype=np.int64)
-        gold.spans = sentence_spans(np.asarray(gold.heads, dtype=np.int64)) if gold.nonprojective else empty  # type: ignore[attr-defined]
-        return gold
-
-    def replayed(self, gold: Gold) -> np.ndarray:
-        """Not a sequence: a non-projective sentence's span tables (``reachable.sentence_spans``)
-        for the exact costs, computed once and read by the compiled twin as its ``seq``."""
-        return gold.spans  # type: ignore[attr-defined]
-
-    def row_options(self) -> int:
-        return arceager_oracle.EXACT if self.exact_nonprojective else 0
-
     def reaches(self, gold: Gold) -> bool:
         return is_projective(gold.heads)
 
     def costs(self, c: Config, gold: Gold) -> list[int | None]:
         legal = self.system.legal(c)
         if getattr(gold, "nonprojective", False):
-            units = np.array(c.stack + c.buffer[::-1], dtype=np.int64)
-            headed = np.array([int(i > 0 and i < len(c.stack) and c.heads[w] != NONE) for i, w in enumerate(units)],
-                              dtype=np.int64)  # fmt: skip
+            units = config_units(c)
+            headed = np.array([int(0 < i < len(c.stack) and c.heads[w] != NONE) for i, w in enumerate(units)], dtype=np.int64)
             losses = np.zeros(4, dtype=np.int64)
-            arceager_oracle.exact_losses(units, headed, len(units), len(c.stack) - 1,
-                                         np.asarray(gold.heads, dtype=np.int64), not ArcEager.root_taken(c),
-                                         gold.spans, np.array(legal), losses)  # type: ignore[attr-defined]  # fmt: skip
-            best = min(int(losses[a]) for a in range(4) if legal[a])
-            return [int(losses[a]) - best if legal[a] else None for a in range(4)]
+            arceager_oracle.exact_losses(units, headed, len(units), len(c.stack) - 1, np.asarray(gold.heads, dtype=np.int64),
+                                         not ArcEager.root_taken(c), gold.spans, np.array(legal), losses)  # type: ignore[attr-defined]  # fmt: skip
+            return costs_of(losses, legal)
         stack, buffer, heads = c.stack, c.buffer, c.heads
         gh, kids = gold.heads, gold.children
         out: list[int | None] = [None, None, None, None]

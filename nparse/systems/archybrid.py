@@ -31,8 +31,8 @@ from ..trees import is_projective
 from .kernels import archybrid as kernel
 from .kernels import archybrid_oracle
 from .kernels import oracles as row_kernels
-from .kernels.reachable import sentence_spans
 from .base import NONE, Config, CostOracle, Gold, StaticOracle, TransitionSystem
+from .exact import ExactOnNonprojective, config_units, costs_of
 
 SHIFT, LEFT, RIGHT = kernel.SHIFT, kernel.LEFT, kernel.RIGHT
 
@@ -121,7 +121,7 @@ class ArcHybridStatic(StaticOracle):
         return SHIFT
 
 
-class ArcHybridDynamic(CostOracle):
+class ArcHybridDynamic(ExactOnNonprojective, CostOracle):
     """Goldberg & Nivre (2013) costs, exact on projective trees (see the module docstring).
 
     ``exact_nonprojective``: on a non-projective gold tree, the exact costs instead: the loss
@@ -138,37 +138,17 @@ class ArcHybridDynamic(CostOracle):
     name = "dynamic"
     row_code = row_kernels.ARCHYBRID_DYNAMIC
 
-    def __init__(self, system: ArcHybrid, exact_nonprojective: bool = False):
-        super().__init__(system)
-        self.exact_nonprojective = exact_nonprojective
-
-    def prepare(self, heads):
-        gold = Gold(heads)
-        gold.nonprojective = self.exact_nonprojective and not is_projective(gold.heads)  # type: ignore[attr-defined]
-        empty = np.zeros(0, dtype=np.int64)
-        gold.spans = sentence_spans(np.asarray(gold.heads, dtype=np.int64)) if gold.nonprojective else empty  # type: ignore[attr-defined]
-        return gold
-
-    def replayed(self, gold: Gold) -> np.ndarray:
-        """Not a sequence: a non-projective sentence's span tables (``reachable.sentence_spans``)
-        for the exact costs, computed once and read by the compiled twin as its ``seq``."""
-        return gold.spans  # type: ignore[attr-defined]
-
-    def row_options(self) -> int:
-        return archybrid_oracle.EXACT if self.exact_nonprojective else 0
-
     def reaches(self, gold: Gold) -> bool:
         return is_projective(gold.heads)
 
     def costs(self, c: Config, gold: Gold) -> list[int | None]:
         legal = self.system.legal(c)
         if getattr(gold, "nonprojective", False):
-            units = np.array(c.stack + c.buffer[::-1], dtype=np.int64)
             losses = np.zeros(3, dtype=np.int64)
-            archybrid_oracle.exact_losses(units, len(units), self.system.root == "end", len(c.stack) - 1,
-                                          np.asarray(gold.heads, dtype=np.int64), gold.spans, np.array(legal), losses)  # type: ignore[attr-defined]  # fmt: skip
-            best = min(int(losses[a]) for a in range(3) if legal[a])
-            return [int(losses[a]) - best if legal[a] else None for a in range(3)]
+            archybrid_oracle.exact_losses(config_units(c), len(c.stack) + len(c.buffer), self.system.root == "end",
+                                          len(c.stack) - 1, np.asarray(gold.heads, dtype=np.int64),
+                                          gold.spans, np.array(legal), losses)  # type: ignore[attr-defined]  # fmt: skip
+            return costs_of(losses, legal)
         stack, buffer, heads = c.stack, c.buffer, c.heads
         gh, kids = gold.heads, gold.children
         root_end = self.system.root == "end"

@@ -16,8 +16,8 @@ from ..trees import is_projective
 from .kernels import arcstandard as kernel
 from .kernels import arcstandard_oracle
 from .kernels import oracles as row_kernels
-from .kernels.reachable import sentence_spans
 from .base import NONE, Config, CostOracle, Gold, StaticOracle, TransitionSystem
+from .exact import SpanTables, config_units, costs_of, gold_with_spans
 
 SHIFT, LEFT, RIGHT = kernel.SHIFT, kernel.LEFT, kernel.RIGHT
 
@@ -98,7 +98,7 @@ class ArcStandardStatic(StaticOracle):
         return SHIFT
 
 
-class ArcStandardDynamic(CostOracle):
+class ArcStandardDynamic(SpanTables, CostOracle):
     """Exact costs for any gold tree, projective or not: the loss after a move is the number of
     gold arcs no completion can still build, found by a dynamic program over the configuration's
     units (the stack bottom to top, then the buffer), O(n^3) per move.
@@ -119,21 +119,12 @@ class ArcStandardDynamic(CostOracle):
     row_code = row_kernels.ARCSTANDARD_DYNAMIC
 
     def prepare(self, heads):
-        gold = Gold(heads)
-        gold.spans = sentence_spans(np.asarray(gold.heads, dtype=np.int64))  # type: ignore[attr-defined]
-        return gold
-
-    def replayed(self, gold: Gold) -> np.ndarray:
-        """Not a sequence: the sentence's span tables (``reachable.sentence_spans``), computed
-        once and read by the compiled twin as its ``seq``."""
-        return gold.spans  # type: ignore[attr-defined]
+        return gold_with_spans(heads, True)
 
     def costs(self, c: Config, gold: Gold) -> list[int | None]:
         legal = self.system.legal(c)
-        units = np.array(c.stack + c.buffer[::-1], dtype=np.int64)
+        units = config_units(c)
         losses = np.zeros(3, dtype=np.int64)
-        heads = np.asarray(gold.heads, dtype=np.int64)
-        arcstandard_oracle.successor_losses(units, len(units), len(c.stack) - 1, heads, gold.spans,  # type: ignore[attr-defined]
-                                            np.array(legal), losses)  # fmt: skip
-        best = min(int(losses[a]) for a in range(3) if legal[a])
-        return [int(losses[a]) - best if legal[a] else None for a in range(3)]
+        arcstandard_oracle.successor_losses(units, len(units), len(c.stack) - 1, np.asarray(gold.heads, dtype=np.int64),
+                                            gold.spans, np.array(legal), losses)  # type: ignore[attr-defined]  # fmt: skip
+        return costs_of(losses, legal)

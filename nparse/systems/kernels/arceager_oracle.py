@@ -8,10 +8,8 @@ from numba import njit
 from ..base import NONE
 from .arceager import LEFT, REDUCE, RIGHT, SHIFT
 from .gold import G_HEAD, G_KIDS, G_NONPROJ, ILLEGAL, kid_end, kid_start, lost_kids_from, minimal
-from .reachable import best_gain_eager
-from .rows import L_BUF, L_HEADS, L_LMOD, L_N, L_NB, L_NS, L_STACK, buffer, top
-
-EXACT = 1  # the option bit of ``ArcEagerDynamic(exact_nonprojective=True)``
+from .reachable import EXACT_NONPROJECTIVE, best_gain_eager, relative_to_least, row_units
+from .rows import L_HEADS, L_LMOD, L_N, L_NS, L_STACK, buffer, top
 
 
 @njit(cache=True)
@@ -49,22 +47,13 @@ def exact_losses(units, headed, n, top_index, gold_head, root_free, spans, legal
 @njit(cache=True)
 def exact(row, off, gold, spans, legal, cost):
     """Exact costs: the losses after each move less the least of them."""
-    ns, nb = row[off[L_NS]], row[off[L_NB]]
-    units = np.empty(ns + nb, np.int64)
-    headed = np.zeros(ns + nb, np.int64)
-    for i in range(ns):
-        units[i] = row[off[L_STACK] + i]
-        headed[i] = 1 if i > 0 and row[off[L_HEADS] + units[i]] != NONE else 0
-    for j in range(nb):
-        units[ns + j] = row[off[L_BUF] + nb - 1 - j]
-    exact_losses(units, headed, ns + nb, ns - 1, gold[G_HEAD], row[off[L_LMOD]] == NONE, spans, legal, cost)
-    best = 1 << 30
-    for a in range(4):
-        if legal[a] and cost[a] < best:
-            best = cost[a]
-    for a in range(4):
-        if legal[a]:
-            cost[a] -= best
+    ns = row[off[L_NS]]
+    units = row_units(row, off)
+    headed = np.zeros(units.shape[0], np.int64)
+    for i in range(1, ns):
+        headed[i] = 1 if row[off[L_HEADS] + units[i]] != NONE else 0
+    exact_losses(units, headed, units.shape[0], ns - 1, gold[G_HEAD], row[off[L_LMOD]] == NONE, spans, legal, cost)
+    relative_to_least(cost, legal)
 
 
 @njit(cache=True)
@@ -105,7 +94,7 @@ def static(row, off, root_end, opt, gold, seq, legal, cost, out):
 def dynamic(row, off, root_end, opt, gold, seq, legal, cost, out):
     """Goldberg & Nivre (2012) costs with the single-root rule; with ``EXACT``, the exact costs
     on a non-projective gold tree."""
-    if (opt & EXACT) != 0 and gold[G_NONPROJ, 0] == 1:
+    if (opt & EXACT_NONPROJECTIVE) != 0 and gold[G_NONPROJ, 0] == 1:
         exact(row, off, gold, seq, legal, cost)
         minimal(cost, out)
         return

@@ -8,10 +8,8 @@ from numba import njit
 from ..base import NONE
 from .archybrid import LEFT, RIGHT, SHIFT
 from .gold import G_HEAD, G_KIDS, G_NONPROJ, ILLEGAL, complete, kid_end, kid_start, lost_kids_from, minimal
-from .reachable import ARCHYBRID, best_gain
-from .rows import L_BUF, L_HEADS, L_N, L_NB, L_NS, L_STACK, buffer, top
-
-EXACT = 1  # the option bit of ``ArcHybridDynamic(exact_nonprojective=True)``
+from .reachable import ARCHYBRID, EXACT_NONPROJECTIVE, best_gain, relative_to_least, row_units
+from .rows import L_HEADS, L_N, L_NB, L_NS, buffer, top
 
 
 @njit(cache=True)
@@ -54,27 +52,16 @@ def exact_losses(units, n, root_end, top_index, gold_head, spans, legal, out):
 @njit(cache=True)
 def exact(row, off, root_end, gold, spans, legal, cost):
     """Exact costs: the losses after each move less the least of them."""
-    ns, nb = row[off[L_NS]], row[off[L_NB]]
-    units = np.empty(ns + nb, np.int64)
-    for i in range(ns):
-        units[i] = row[off[L_STACK] + i]
-    for j in range(nb):
-        units[ns + j] = row[off[L_BUF] + nb - 1 - j]
-    exact_losses(units, ns + nb, root_end, ns - 1, gold[G_HEAD], spans, legal, cost)
-    best = 1 << 30
-    for a in range(3):
-        if legal[a] and cost[a] < best:
-            best = cost[a]
-    for a in range(3):
-        if legal[a]:
-            cost[a] -= best
+    units = row_units(row, off)
+    exact_losses(units, units.shape[0], root_end, row[off[L_NS]] - 1, gold[G_HEAD], spans, legal, cost)
+    relative_to_least(cost, legal)
 
 
 @njit(cache=True)
 def dynamic(row, off, root_end, opt, gold, seq, legal, cost, out):
     """Goldberg & Nivre (2013) costs with the single-root rule; with ``EXACT``, the exact costs
     on a non-projective gold tree."""
-    if (opt & EXACT) != 0 and gold[G_NONPROJ, 0] == 1:
+    if (opt & EXACT_NONPROJECTIVE) != 0 and gold[G_NONPROJ, 0] == 1:
         exact(row, off, root_end, gold, seq, legal, cost)
         minimal(cost, out)
         return

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import numpy as np
 from numba import njit
 
 from .arcstandard import LEFT, RIGHT, SHIFT
-from .gold import G_HEAD, ILLEGAL, complete
-from .reachable import ARCSTANDARD, best_gain
-from .rows import L_BUF, L_NB, L_NS, L_STACK, top
+from .gold import G_HEAD, ILLEGAL, complete, minimal
+from .reachable import ARCSTANDARD, best_gain, relative_to_least, row_units
+from .rows import L_NB, L_NS, top
 
 
 
@@ -66,18 +65,7 @@ def successor_losses(units, n, top_index, gold_head, spans, legal, out):
 
 @njit(cache=True)
 def dynamic(row, off, root_end, opt, gold, seq, legal, cost, out):
-    ns, nb = row[off[L_NS]], row[off[L_NB]]
-    units = np.empty(ns + nb, np.int64)
-    for i in range(ns):
-        units[i] = row[off[L_STACK] + i]
-    for j in range(nb):
-        units[ns + j] = row[off[L_BUF] + nb - 1 - j]
-    successor_losses(units, ns + nb, ns - 1, gold[G_HEAD], seq, legal, cost)
-    best = 1 << 30
-    for a in range(3):
-        if legal[a] and cost[a] < best:
-            best = cost[a]
-    for a in range(3):
-        if legal[a]:
-            cost[a] -= best
-            out[a] = cost[a] == 0
+    units = row_units(row, off)
+    successor_losses(units, units.shape[0], row[off[L_NS]] - 1, gold[G_HEAD], seq, legal, cost)
+    relative_to_least(cost, legal)
+    minimal(cost, out)

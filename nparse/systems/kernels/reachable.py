@@ -16,10 +16,77 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from .rows import L_BUF, L_NB, L_NS, L_STACK
+
 NEG = -(1 << 28)
 # What a stack word (below s0, or any) may not do, by system:
 ARCSTANDARD = 0  # reach left on the stack (head or dependent) unless its subtree spans s0
 ARCHYBRID = 1  # take a left dependent, or a head on its left other than the word just below
+EXACT_NONPROJECTIVE = 1  # the option bit of the arc-hybrid and arc-eager oracles' exact costs
+
+
+@njit(cache=True)
+def row_units(row, off):
+    """A row's units: its stack bottom to top, then its buffer from b0."""
+    ns, nb = row[off[L_NS]], row[off[L_NB]]
+    units = np.empty(ns + nb, np.int64)
+    for i in range(ns):
+        units[i] = row[off[L_STACK] + i]
+    for j in range(nb):
+        units[ns + j] = row[off[L_BUF] + nb - 1 - j]
+    return units
+
+
+@njit(cache=True)
+def relative_to_least(cost, legal):
+    """The losses after each legal move less the least of them: the exact costs."""
+    best = 1 << 30
+    for a in range(cost.shape[0]):
+        if legal[a] and cost[a] < best:
+            best = cost[a]
+    for a in range(cost.shape[0]):
+        if legal[a]:
+            cost[a] -= best
+
+
+@njit(cache=True, inline="always")
+def best_split(cr, cl, s, t, far_from):
+    """The best ``cr[s, r] + cl[t, r + 1]`` over every split r of the span s..t, and over the
+    splits at or after ``far_from`` (pass s for no bound)."""
+    best_any, best_far = NEG, NEG
+    for r in range(s, t):
+        value = cr[s, r] + cl[t, r + 1]
+        if value > best_any:
+            best_any = value
+        if r >= far_from and value > best_far:
+            best_far = value
+    return best_any, best_far
+
+
+@njit(cache=True, inline="always")
+def complete_right(ir, cr, s, t, skip_from, skip_to):
+    """The best ``ir[s, d] + cr[d, t]`` over the last dependents d of s, leaving out
+    ``skip_from <= d < skip_to``."""
+    best = NEG
+    for d in range(s + 1, t + 1):
+        if skip_from <= d < skip_to:
+            continue
+        value = ir[s, d] + cr[d, t]
+        if value > best:
+            best = value
+    return best
+
+
+@njit(cache=True, inline="always")
+def complete_left(cl, il_first, il_rest, s, t):
+    """The best ``cl[d, s] + il[t, d]`` over the first dependents d of t: ``il_first`` where d is
+    s (its own left half empty), ``il_rest`` otherwise."""
+    best = NEG
+    for d in range(s, t):
+        value = cl[d, s] + (il_first[t, d] if d == s else il_rest[t, d])
+        if value > best:
+            best = value
+    return best
 
 
 @njit(cache=True)
@@ -38,25 +105,11 @@ def sentence_spans(gold_head):
     for length in range(1, n1 - 1):
         for s in range(1, n1 - length):
             t = s + length
-            best = NEG
-            for r in range(s, t):
-                value = cr[s, r] + cl[t, r + 1]
-                if value > best:
-                    best = value
+            best = best_split(cr, cl, s, t, s)[0]
             ir[s, t] = best + (1 if gold_head[t] == s else 0)
             il[t, s] = best + (1 if gold_head[s] == t else 0)
-            best = NEG
-            for d in range(s + 1, t + 1):
-                value = ir[s, d] + cr[d, t]
-                if value > best:
-                    best = value
-            cr[s, t] = best
-            best = NEG
-            for d in range(s, t):
-                value = cl[d, s] + il[t, d]
-                if value > best:
-                    best = value
-            cl[t, s] = best
+            cr[s, t] = complete_right(ir, cr, s, t, 0, 0)
+            cl[t, s] = complete_left(cl, il, il, s, t)
     out = np.empty(3 * n1 * n1, np.int64)
     out[: n1 * n1] = cr.ravel()
     out[n1 * n1 : 2 * n1 * n1] = cl.ravel()
@@ -106,33 +159,17 @@ def best_gain(units, n, root_first, first_stack, top, gold_head, mode, spans):
             w_st = 1 if gold_head[units[t]] == units[s] else 0
             w_ts = 1 if gold_head[units[s]] == units[t] else 0
             bound = mode == ARCSTANDARD and first_stack <= s < top
-            best_any, best_far = NEG, NEG
-            for r in range(s, t):
-                value = cr[s, r] + cl[t, r + 1]
-                if value > best_any:
-                    best_any = value
-                if (not bound or r >= top) and value > best_far:
-                    best_far = value
+            best_any, best_far = best_split(cr, cl, s, t, top if bound else s)
             t_stack = first_stack <= t <= top
             if not (mode == ARCHYBRID and t_stack and s != t - 1):
                 ir[s, t] = best_any + w_st
             if not (mode == ARCHYBRID and t_stack):
                 il_any[t, s] = best_any + w_ts
                 il_far[t, s] = best_far + w_ts
-            best = NEG
-            for d in range(s + 1, t + 1):
-                if mode == ARCSTANDARD and first_stack <= d < top and t < top:
-                    continue  # d's head is on its left: its right half must reach s0
-                value = ir[s, d] + cr[d, t]
-                if value > best:
-                    best = value
-            cr[s, t] = best
-            best = NEG
-            for d in range(s, t):
-                value = cl[d, s] + (il_any[t, d] if d == s else il_far[t, d])
-                if value > best:
-                    best = value
-            cl[t, s] = best
+            # an arc-standard stack word below s0 whose head is on its left: its right half reaches s0
+            bounded = mode == ARCSTANDARD and t < top
+            cr[s, t] = complete_right(ir, cr, s, t, first_stack if bounded else 0, top if bounded else 0)
+            cl[t, s] = complete_left(cl, il_any, il_far, s, t)
     root = units[0] if root_first else units[n - 1]
     best = NEG
     for c in range(lo, hi + 1):
@@ -167,11 +204,7 @@ def best_gain_eager(units, headed, n, top, gold_head, root_free, spans):
     for length in range(1, n - 1):
         for s in range(1, min(n - 1 - length, start - 1) + 1):
             t = s + length
-            best_any = NEG
-            for r in range(s, t):
-                value = cr[s, r] + cl[t, r + 1]
-                if value > best_any:
-                    best_any = value
+            best_any = best_split(cr, cl, s, t, s)[0]
             t_stack, s_stack = t <= top, s <= top
             if not t_stack:  # a buffer word's head on its left
                 ir[s, t] = best_any + (1 if gold_head[units[t]] == units[s] else 0)
@@ -179,18 +212,8 @@ def best_gain_eager(units, headed, n, top, gold_head, root_free, spans):
                 ir[s, t] = best_any
             if not t_stack and not (s_stack and headed[s]):  # t takes s as a left dependent
                 il[t, s] = best_any + (1 if gold_head[units[s]] == units[t] else 0)
-            best = NEG
-            for d in range(s + 1, t + 1):
-                value = ir[s, d] + cr[d, t]
-                if value > best:
-                    best = value
-            cr[s, t] = best
-            best = NEG
-            for d in range(s, t):
-                value = cl[d, s] + il[t, d]
-                if value > best:
-                    best = value
-            cl[t, s] = best
+            cr[s, t] = complete_right(ir, cr, s, t, 0, 0)
+            cl[t, s] = complete_left(cl, il, il, s, t)
     # The root's span: its dependents' subtrees one after the other (a stack word headed by the
     # root first, or the root's new dependent first, or words that stay headless).
     span = np.full(n, NEG, np.int64)
