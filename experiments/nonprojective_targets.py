@@ -1,10 +1,12 @@
 """How often the exact costs on non-projective gold trees change the training targets: along
 walks over the non-projective sentences of a training set, the arc-hybrid and arc-eager dynamic
 oracles' correct transitions with the Goldberg-Nivre formulas against those with the exact costs
-(``oracle.exact_nonprojective``).
+(``oracle.exact_nonprojective``); with ``--systems twoplanar``, over every sentence, the 2-Planar
+dynamic oracle's canonical planes against the plane-agnostic costs (``oracle.plane_agnostic``),
+both with switch regularization as in training.
 
     python experiments/nonprojective_targets.py [--data hu_szeged el_gdt] [--explore 0.0 0.3]
-                                                [--systems archybrid arceager] [--seed 1]
+                                                [--systems archybrid arceager twoplanar] [--seed 1]
 
 Each walk follows a random correct transition of the exact oracle, or with probability
 ``--explore`` a random legal one (as training with exploration does). At every configuration it
@@ -50,6 +52,7 @@ def main() -> None:
     ap.add_argument("--explore", nargs="+", type=float, default=[0.0, 0.3])
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--systems", nargs="+", default=["archybrid", "arceager"])
+    exact_options = {"twoplanar": {"plane_agnostic": True}}  # the others: exact_nonprojective
     args = ap.parse_args()
     print("| system | treebank | root | explore | non-projective trees | configurations | targets differ | "
           "a costly move called correct | a best move missed |")  # fmt: skip
@@ -60,11 +63,12 @@ def main() -> None:
         for name, root in [(name, root) for name in args.systems for root in SYSTEMS[name].roots]:
             system = make_system(name, root=root)
             approx = make_oracle(system, "dynamic")
-            exact = make_oracle(system, "dynamic", exact_nonprojective=True)
+            exact = make_oracle(system, "dynamic", **exact_options.get(name, {"exact_nonprojective": True}))
+            walked = trees if name == "twoplanar" else nonproj  # plane choices matter on every tree
             for explore in args.explore:
                 rng = random.Random(args.seed)
                 total = [0, 0, 0, 0]
-                for heads in nonproj:
+                for heads in walked:
                     total = [t + x for t, x in zip(total, walk_counts(system, approx, exact, heads, rng, explore))]
                 n, diff, costly, missed = total
                 print(f"| {name} | {data} | {root} | {explore:g} | {len(nonproj)} of {len(trees)} | {n:,} | "

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from nparse.io.conllu import read_conllu
-from nparse.systems import make_oracle, make_system
+from nparse.systems import make_oracle, make_system, twoplanar
 from nparse.systems.arceager import ArcEager, ArcEagerDynamic
 from nparse.systems.search import ExactLoss, check_oracle, random_tree, random_walk, small_trees
 from nparse.systems.verification import VERIFICATIONS
@@ -229,6 +229,66 @@ def test_twoplanar_static_covers_exactly_the_two_planar_trees():
         gold = static.prepare(heads)
         assert (gold is not None) == is_two_planar(heads), heads
 
+
+
+def test_compiled_twoplanar_search_equals_the_python_search():
+    """The plane-agnostic oracle is checked against the compiled search (a 6-word tree reaches
+    millions of configurations); that search must give the Python ``ExactLoss`` numbers, with the
+    canonical planes and without, on and off the gold path."""
+    system = TwoPlanar()
+    oracle = make_oracle(system, "dynamic")
+    rng = random.Random(12)
+    checked = 0
+    for heads in small_trees(3, 4, 8, rng, is_two_planar):
+        gold = oracle.prepare(heads)
+        for agnostic in (False, True):
+            slow = twoplanar.reference_search(system, gold, plane_agnostic=agnostic)
+            fast = twoplanar.compiled_search(system, gold, plane_agnostic=agnostic)
+            for c in random_walk(system, gold.n, rng):
+                assert fast.future(c) == slow.future(c) and fast.built(c) == slow.built(c), (heads, c)
+                for a in slow.moves(c):
+                    assert fast.cost(c, a) == slow.cost(c, a), (heads, c, a)
+                    checked += 1
+    assert checked > 500
+
+
+# Configurations where the plane-agnostic loss needs its minimum vertex cut (the first: an arc
+# whose earlier end is on plane 1's stack only crosses one demanded on plane 0 through a chain of
+# crossing arcs) and its cycle step (the second: the arc that breaks the cycle of 3 -> 1 is also
+# one of the cut).
+AGNOSTIC_CASES = [
+    ("cut", [-1, 6, 0, 6, 2, 7, 2, 4], dict(active=1, stack=[3], stack2=[2, 3], buffer=[4, 5, 6, 7],
+                                     heads={1: 0, 2: 1}, plane={1: 0, 2: 0})),
+    ("cycle", [-1, 0, 5, 2, 2, 1, 2], dict(active=0, stack=[], stack2=[0, 1, 2], buffer=[3, 4, 5, 6], heads={1: 3},
+                                  plane={1: 0})),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("case, heads, state", AGNOSTIC_CASES)
+def test_plane_agnostic_loss_takes_the_cut_and_the_cycles_together(case, heads, state):
+    from nparse.systems.arrays import Layout
+    from nparse.systems.kernels import twoplanar_agnostic
+
+    system = TwoPlanar()
+    oracle = make_oracle(system, "dynamic", switch_regularization=False, plane_agnostic=True)
+    gold = oracle.prepare(heads)
+    c = system.initial(gold.n)
+    c.active, c.stack, c.stack2, c.buffer = state["active"], state["stack"], state["stack2"], state["buffer"][::-1]
+    for d, h in state["heads"].items():
+        c.attach(h, d)
+        c.plane[d] = state["plane"][d]
+    search = twoplanar.compiled_search(system, gold, plane_agnostic=True)
+    layout = Layout(system, gold.n + 1)
+    row, off = layout.from_config(c), layout.offsets
+    exact = search.future(c) + search.built(c)
+    assert twoplanar_agnostic.loss(row, off, gold.gh, gold.gplane, gold.crossing) == exact
+    no_planes = twoplanar_agnostic.loss(row, off, gold.gh, gold.gplane, np.zeros_like(gold.crossing))
+    if case == "cut":
+        assert no_planes < exact  # the crossing arcs' planes cost an arc here
+    else:
+        assert no_planes == exact  # the cut's arc is the one the cycle loses anyway: paid once
+    costs = oracle.costs(c, gold)
+    assert [costs[a] for a in search.moves(c)] == [search.cost(c, a) for a in search.moves(c)]
 
 # -- every static oracle on trees and treebanks ----------------------------------------------
 

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, Sequence
 import numpy as np
 
 from .kernels import oracles as kernels
-from .kernels.gold import G_HEAD, G_KID_START, G_KIDS, G_MPC, G_NONPROJ, G_PLANE, G_PROJ, N_FIELDS
+from .kernels.gold import G_CROSS, G_HEAD, G_KID_START, G_KIDS, G_MPC, G_NONPROJ, G_PLANE, G_PROJ, N_FIELDS
 
 if TYPE_CHECKING:
     from .arrays import Layout
@@ -21,8 +21,8 @@ if TYPE_CHECKING:
 
 def gold_fields(gold: "Gold") -> np.ndarray:
     """The fields of ``kernels/gold.py`` for one gold tree: heads, dependents, and where the gold
-    object has them, the projective order (``proj``), components (``mpc``), planes (``plane``) and
-    the mark of a tree computed apart (``nonprojective``)."""
+    object has them, the projective order (``proj``), components (``mpc``), planes (``plane``), crossing arcs
+    (``crossing``) and the mark of a tree computed apart (``nonprojective``)."""
     heads = np.asarray(gold.heads, dtype=np.int64)
     n1 = len(heads)
     out = np.zeros((N_FIELDS, n1), dtype=np.int64)
@@ -32,7 +32,7 @@ def gold_fields(gold: "Gold") -> np.ndarray:
     order = np.argsort(heads[1:], kind="stable")  # dependents grouped by head, in word order
     out[G_KIDS, : n1 - 1] = words[order]
     out[G_KID_START] = np.searchsorted(heads[1:][order], np.arange(n1), "left")
-    for field, name in ((G_PROJ, "proj"), (G_MPC, "mpc"), (G_PLANE, "plane")):
+    for field, name in ((G_PROJ, "proj"), (G_MPC, "mpc"), (G_PLANE, "plane"), (G_CROSS, "crossing")):
         values = getattr(gold, name, None)
         if values is not None:
             out[field] = values

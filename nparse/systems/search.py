@@ -14,12 +14,22 @@ from __future__ import annotations
 import itertools
 import random
 import sys
-from typing import Callable, Hashable, Iterable, Iterator
+from typing import Callable, Hashable, Iterable, Iterator, Protocol
 
 from ..trees import tree_problem
 from .base import NONE, Config, Oracle, TransitionSystem
 
 ArcLoss = Callable[[Config, int, int, int], int]  # (config before, action, head, dep) -> loss
+
+
+class Search(Protocol):
+    """What the checks read of an exhaustive search: ``ExactLoss``, or a compiled one
+    (``twoplanar.CompiledSearch``)."""
+
+    def moves(self, c: Config) -> list[int]: ...
+    def cost(self, c: Config, a: int) -> float: ...
+    def future(self, c: Config) -> float: ...
+    def built(self, c: Config) -> int: ...
 
 
 class ExactLoss:
@@ -154,7 +164,7 @@ def check_oracle(
     oracle: Oracle,
     trees: Iterable[list[int]],
     rng: random.Random,
-    exact_for: Callable[[list[int], object], ExactLoss],
+    exact_for: Callable[[list[int], object], Search],
     walks: int = 2,
     along_correct: bool = False,
     restrict_walk: Callable | None = None,

@@ -21,7 +21,7 @@ from typing import Any, Callable
 from ..trees import is_projective
 from . import archybrid_swap, covington, swapstandard, twoplanar
 from .base import Gold, Oracle, TransitionSystem
-from .search import ExactLoss
+from .search import ExactLoss, Search
 
 
 def plain_search(system: TransitionSystem, gold: Gold) -> ExactLoss:
@@ -33,7 +33,7 @@ def plain_search(system: TransitionSystem, gold: Gold) -> ExactLoss:
 class Verification:
     system: str
     oracle: str
-    reference: Callable[[Any, Any], ExactLoss] | None = None  # (system, gold) -> search; None: static
+    reference: Callable[[Any, Any], Search] | None = None  # (system, gold) -> search; None: static
     covers: Callable[[list[int]], bool] | None = None  # trees it is exact for / rebuilds (None: every tree)
     walk: str = "all"  # "all" legal transitions or the oracle's own "correct" ones
     restrict_walk: Callable[[Any, int, Any], bool] | None = None  # (config, action, gold) -> allowed
@@ -89,6 +89,11 @@ VERIFICATIONS: list[Verification] = [
     Verification(
         "twoplanar", "dynamic", twoplanar.reference_search, covers=twoplanar.is_two_planar,
         options={"switch_regularization": False}, slow_search=True,
+    ),  # fmt: skip
+    Verification(
+        "twoplanar", "dynamic", lambda s, g: twoplanar.compiled_search(s, g, plane_agnostic=True),
+        covers=twoplanar.is_two_planar, options={"switch_regularization": False, "plane_agnostic": True},
+        slow_search=True, exact_costs=True, variant="plane_agnostic",
     ),  # fmt: skip
     Verification("archybrid_swap", "static"),
     Verification(

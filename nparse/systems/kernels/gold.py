@@ -10,7 +10,9 @@
 - ``G_MPC``: the maximal projective component of every word (LAZY oracles; each system's own);
 - ``G_PLANE``: the plane of every gold arc in the canonical assignment (2-Planar), -1 for none;
 - ``G_NONPROJ``: 1 at every word of a non-projective tree where an oracle computes those apart
-  (the arc-hybrid dynamic oracle's exact costs), else 0.
+  (the arc-hybrid dynamic oracle's exact costs), else 0;
+- ``G_CROSS``: 1 at every word whose gold arc crosses another of the 2-planar subset (2-Planar's
+  plane-agnostic oracle), else 0.
 
 A replayed static oracle (2-Planar static, SwapStandard MINIMAL) also gets its transition
 sequence, read at the configuration's step count.
@@ -23,8 +25,8 @@ from numba import njit
 from ..base import NONE
 from .rows import L_HEADS, L_STEPS
 
-G_HEAD, G_KIDS, G_KID_START, G_PROJ, G_MPC, G_PLANE, G_NONPROJ = range(7)
-N_FIELDS = 7
+G_HEAD, G_KIDS, G_KID_START, G_PROJ, G_MPC, G_PLANE, G_NONPROJ, G_CROSS = range(8)
+N_FIELDS = 8
 
 
 @njit(cache=True)

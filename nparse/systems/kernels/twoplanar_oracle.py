@@ -17,9 +17,10 @@ import numpy as np
 from numba import njit
 
 from . import twoplanar as kernel
+from . import twoplanar_agnostic
 from ..base import NONE
 from .rows import L_ACTIVE, L_BUF, L_HEADS, L_LMOD, L_N, L_NB, L_NS, L_NS2, L_PLANE, L_STACK, L_STACK2, L_SWITCHED
-from .gold import G_HEAD, G_PLANE, ILLEGAL, minimal
+from .gold import G_CROSS, G_HEAD, G_PLANE, ILLEGAL, minimal
 from .twoplanar import LEFT, REDUCE, SHIFT, SWITCH
 
 
@@ -108,17 +109,26 @@ def _legal(row, off, out):
 
 
 @njit(cache=True)
-def _loss_after(row, off, t, gh, gplane, after, work) -> int:
-    """Loss of the configuration reached by transition t (``after``: scratch of a row)."""
-    after[:] = row
-    kernel.apply(after, off, t)
-    return loss(after, off, gh, gplane, work)
+def _loss(row, off, gh, gplane, gcross, work) -> int:
+    """The canonical loss, or with ``gcross`` (not empty) the plane-agnostic one."""
+    if gcross.shape[0] > 0:
+        return twoplanar_agnostic.loss(row, off, gh, gplane, gcross)
+    return loss(row, off, gh, gplane, work)
 
 
 @njit(cache=True)
-def costs(row, off, gh, gplane, regularize, out):
+def _loss_after(row, off, t, gh, gplane, gcross, after, work) -> int:
+    """Loss of the configuration reached by transition t (``after``: scratch of a row)."""
+    after[:] = row
+    kernel.apply(after, off, t)
+    return _loss(after, off, gh, gplane, gcross, work)
+
+
+@njit(cache=True)
+def costs(row, off, gh, gplane, gcross, regularize, out):
     """Cost of every transition (ILLEGAL where illegal), with the SWITCH look-ahead; with
-    ``regularize``, SWITCH costs 1 when another transition costs 0 (switch regularization)."""
+    ``regularize``, SWITCH costs 1 when another transition costs 0 (switch regularization).
+    ``gcross`` empty: the canonical loss; else the plane-agnostic one (``twoplanar_agnostic``)."""
     legal = np.zeros(5, dtype=np.bool_)
     _legal(row, off, legal)
     after = np.full(5, -1)
@@ -127,7 +137,7 @@ def costs(row, off, gh, gplane, regularize, out):
     best = -1
     for t in range(4):
         if legal[t]:
-            after[t] = _loss_after(row, off, t, gh, gplane, moved, work)
+            after[t] = _loss_after(row, off, t, gh, gplane, gcross, moved, work)
             if best < 0 or after[t] < best:
                 best = after[t]
     if legal[SWITCH]:
@@ -138,13 +148,13 @@ def costs(row, off, gh, gplane, regularize, out):
         _legal(switched, off, other)
         for t in range(4):
             if other[t]:
-                value = _loss_after(switched, off, t, gh, gplane, moved, work)
+                value = _loss_after(switched, off, t, gh, gplane, gcross, moved, work)
                 if after[SWITCH] < 0 or value < after[SWITCH]:
                     after[SWITCH] = value
     if row[off[L_SWITCHED]] != 0:
         base = best  # entered by a SWITCH: its own loss looks one step ahead too
     else:
-        base = loss(row, off, gh, gplane, work)
+        base = _loss(row, off, gh, gplane, gcross, work)
     for t in range(5):
         out[t] = after[t] - base if after[t] >= 0 else ILLEGAL
     if regularize and out[SWITCH] == 0:
@@ -359,10 +369,14 @@ def fast_costs(row, off, gh, gplane, regularize, legal, out):
                 out[SWITCH] = 1
 
 
-REGULARIZE = 1  # the option bit of ``TwoPlanarDynamic(switch_regularization=True)``
+REGULARIZE = 1  # the option bits of ``TwoPlanarDynamic(switch_regularization=True)``
+AGNOSTIC = 2  # and of ``plane_agnostic=True``
 
 
 @njit(cache=True)
 def dynamic(row, off, root_end, opt, gold, seq, legal, cost, out):
-    fast_costs(row, off, gold[G_HEAD], gold[G_PLANE], (opt & REGULARIZE) != 0, legal, cost)
+    if opt & AGNOSTIC:
+        costs(row, off, gold[G_HEAD], gold[G_PLANE], gold[G_CROSS], (opt & REGULARIZE) != 0, cost)
+    else:
+        fast_costs(row, off, gold[G_HEAD], gold[G_PLANE], (opt & REGULARIZE) != 0, legal, cost)
     minimal(cost, out)
