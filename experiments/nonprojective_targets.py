@@ -8,7 +8,8 @@ both with switch regularization as in training.
     python experiments/nonprojective_targets.py [--data hu_szeged el_gdt] [--explore 0.0 0.3]
                                                 [--systems archybrid arceager twoplanar] [--seed 1]
 
-Each walk follows a random correct transition of the exact oracle, or with probability
+Each walk follows a random correct transition of the exact oracle (``--follow approx``: of the
+other one), or with probability
 ``--explore`` a random legal one (as training with exploration does). At every configuration it
 counts whether the two correct sets differ, whether the formulas call a transition correct that
 loses more than the least it can (a wrong target), and whether they miss a best one. Every root
@@ -26,7 +27,9 @@ from nparse.systems import SYSTEMS, make_oracle, make_system
 from nparse.trees import is_projective
 
 
-def walk_counts(system, approx, exact, heads: list[int], rng: random.Random, explore: float) -> list[int]:
+def walk_counts(
+    system, approx, exact, heads: list[int], rng: random.Random, explore: float, follow: str = "exact"
+) -> list[int]:
     """[configurations, differing, approx calls a costly move correct, approx misses a best move]."""
     gold_a, gold_e = approx.prepare(heads), exact.prepare(heads)
     c = system.initial(len(heads) - 1)
@@ -41,7 +44,8 @@ def walk_counts(system, approx, exact, heads: list[int], rng: random.Random, exp
         counts[2] += any(s and not b for s, b in zip(said, best))
         counts[3] += any(b and not s for s, b in zip(said, best))
         moves = [a for a, ok in enumerate(legal) if ok]
-        a = rng.choice(moves) if rng.random() < explore else rng.choice([a for a in moves if best[a]])
+        targets = best if follow == "exact" else said
+        a = rng.choice(moves) if rng.random() < explore else rng.choice([a for a in moves if targets[a]])
         system.apply(c, a)
     return counts
 
@@ -52,6 +56,7 @@ def main() -> None:
     ap.add_argument("--explore", nargs="+", type=float, default=[0.0, 0.3])
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--systems", nargs="+", default=["archybrid", "arceager"])
+    ap.add_argument("--follow", choices=["exact", "approx"], default="exact", help="whose correct moves the walks take")
     exact_options = {"twoplanar": {"plane_agnostic": True}}  # the others: exact_nonprojective
     args = ap.parse_args()
     print("| system | treebank | root | explore | non-projective trees | configurations | targets differ | "
@@ -69,7 +74,7 @@ def main() -> None:
                 rng = random.Random(args.seed)
                 total = [0, 0, 0, 0]
                 for heads in walked:
-                    total = [t + x for t, x in zip(total, walk_counts(system, approx, exact, heads, rng, explore))]
+                    total = [t + x for t, x in zip(total, walk_counts(system, approx, exact, heads, rng, explore, args.follow))]
                 n, diff, costly, missed = total
                 print(f"| {name} | {data} | {root} | {explore:g} | {len(nonproj)} of {len(trees)} | {n:,} | "
                       f"{100 * diff / n:.1f}% | {100 * costly / n:.1f}% | {100 * missed / n:.1f}% |", flush=True)  # fmt: skip

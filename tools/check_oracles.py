@@ -1,6 +1,7 @@
 """Exhaustive oracle checks at sizes the test suite cannot afford, and the 2-Planar report.
 
     python tools/check_oracles.py [--system NAME] [--all-up-to N] [--random-up-to M] [--per-size K]
+                                  [--every K] [--skip-trees K]
     python tools/check_oracles.py --planar-agnostic [--all-up-to N]
     python tools/check_oracles.py --beam [--system NAME] [--all-up-to N] [--random-up-to M] [--per-size K]
     python tools/check_oracles.py --rows [--system NAME]
@@ -20,6 +21,7 @@ references at every step (tests/test_row_oracles.py walks a slice).
 from __future__ import annotations
 
 import argparse
+import itertools
 import random
 import time
 
@@ -38,13 +40,24 @@ def check(args) -> None:
         system, oracle = case.make()
         start = time.perf_counter()
         trees = small_trees(args.all_up_to, args.random_up_to, args.per_size, rng, case.keeps)
-        result = check_oracle(
-            system, oracle, trees, rng, lambda heads, gold, case=case, system=system: case.reference(system, gold),
-            walks=args.walks, along_correct=case.walk == "correct", restrict_walk=case.restrict_walk, exact_costs=case.exact_costs,
-        )  # fmt: skip
-        bad = result.pop("mismatches")
-        status = "OK" if not bad else f"{len(bad)}+ MISMATCHES, first: {bad[0]}"
-        print(f"{case.label}: {result} {status} ({time.perf_counter() - start:.0f} s)", flush=True)
+        for _ in itertools.islice(trees, args.skip_trees):
+            pass
+        result: dict = {}
+        bad: list = []
+        while True:  # the trees stay a lazy stream (the walks draw from the same rng as before)
+            taken = list(itertools.islice(trees, args.every)) if args.every else None
+            chunk = taken if taken is not None else trees
+            part = check_oracle(
+                system, oracle, chunk, rng,
+                lambda heads, gold, case=case, system=system: case.reference(system, gold), walks=args.walks,
+                along_correct=case.walk == "correct", restrict_walk=case.restrict_walk, exact_costs=case.exact_costs,
+            )  # fmt: skip
+            bad += part.pop("mismatches")
+            result = {k: result.get(k, 0) + v for k, v in part.items()}
+            status = "OK" if not bad else f"{len(bad)}+ MISMATCHES, first: {bad[0]}"
+            print(f"{case.label}: {result} {status} ({time.perf_counter() - start:.0f} s)", flush=True)
+            if taken is None or len(taken) < args.every:
+                break
 
 
 def planar_agnostic(args) -> None:
@@ -133,6 +146,8 @@ def main() -> None:
     ap.add_argument("--per-size", type=int, default=200)
     ap.add_argument("--walks", type=int, default=2)
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--every", type=int, default=0, help="print the running counts every K trees")
+    ap.add_argument("--skip-trees", type=int, default=0, help="start after the first K trees (resume a long run)")
     ap.add_argument("--planar-agnostic", action="store_true")
     ap.add_argument("--beam", action="store_true", help="check the correct marks of beam items instead")
     ap.add_argument("--rows", action="store_true", help="the compiled oracles against the Python ones on treebank sentences")
