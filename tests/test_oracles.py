@@ -281,8 +281,9 @@ def test_plane_agnostic_loss_takes_the_cut_and_the_cycles_together(case, heads, 
     layout = Layout(system, gold.n + 1)
     row, off = layout.from_config(c), layout.offsets
     exact = search.future(c) + search.built(c)
-    assert twoplanar_agnostic.loss(row, off, gold.gh, gold.gplane, gold.crossing) == exact
-    no_planes = twoplanar_agnostic.loss(row, off, gold.gh, gold.gplane, np.zeros_like(gold.crossing))
+    work = np.empty((5, gold.n + 1), dtype=np.int64)
+    assert twoplanar_agnostic.loss(row, off, gold.gh, gold.gplane, gold.crossing, work) == exact
+    no_planes = twoplanar_agnostic.loss(row, off, gold.gh, gold.gplane, np.zeros_like(gold.crossing), work)
     if case == "cut":
         assert no_planes < exact  # the crossing arcs' planes cost an arc here
     else:

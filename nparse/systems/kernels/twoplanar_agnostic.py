@@ -84,26 +84,28 @@ def min_vertex_cut(adj, demand, removed) -> int:
 
 
 @njit(cache=True)
-def loss(row, off, gh, gplane, gcross) -> int:
+def loss(row, off, gh, gplane, gcross, work) -> int:
     """The plane-agnostic loss of a configuration not entered by a SWITCH (``gcross``: 1 where a
-    gold arc of the 2-planar subset crosses another one)."""
+    gold arc of the 2-planar subset crosses another one; ``work``: [5, n + 1] scratch)."""
     n = row[off[L_N]]
     nb = row[off[L_NB]]
     b0 = row[off[L_BUF] + nb - 1] if nb > 0 else n + 1  # the buffer is always b0..n
     heads = off[L_HEADS]
-    on = np.zeros(n + 1, dtype=np.int64)  # bit 0: on plane 0's stack, bit 1: on plane 1's
+    on, comp, reach, cycle, words = work[0], work[1], work[2], work[3], work[4]
+    for w in range(n + 1):
+        on[w] = 0  # bit 0: on plane 0's stack, bit 1: on plane 1's
+        reach[w] = -1
+        cycle[w] = 0  # the first word of w's cycle in A + reach, 0: none
     for k in range(row[off[L_NS]]):
         on[row[off[L_STACK] + k]] |= 1
     for k in range(row[off[L_NS2]]):
         on[row[off[L_STACK2] + k]] |= 2
-    comp = np.full(n + 1, -1, dtype=np.int64)  # the root of each word's tree in A
-    for w in range(n + 1):
+    for w in range(n + 1):  # comp: the root of each word's tree in A
         x = w
         while row[heads + x] >= 0:
             x = row[heads + x]
         comp[w] = x
     root_taken = row[off[L_LMOD]] != NONE
-    reach = np.full(n + 1, -1, dtype=np.int64)
     unreachable = wrong = 0
     for d in range(1, n + 1):
         h = gh[d]
@@ -121,7 +123,6 @@ def loss(row, off, gh, gplane, gcross) -> int:
             else:
                 reach[d] = h
     cycles = 0
-    cycle = np.zeros(n + 1, dtype=np.int64)  # the first word of w's cycle in A + reach, 0: none
     if wrong:
         state = np.zeros(n + 1, dtype=np.int64)
         for start in range(1, n + 1):
@@ -141,7 +142,6 @@ def loss(row, off, gh, gplane, gcross) -> int:
                     w = h if h >= 0 else reach[w]
     # The crossing graph of the reachable arcs, and what each demands of its component.
     k = 0
-    words = np.empty(n + 1, dtype=np.int64)
     for d in range(1, n + 1):
         if reach[d] >= 0 and gcross[d]:
             words[k] = d

@@ -112,7 +112,7 @@ def _legal(row, off, out):
 def _loss(row, off, gh, gplane, gcross, work) -> int:
     """The canonical loss, or with ``gcross`` (not empty) the plane-agnostic one."""
     if gcross.shape[0] > 0:
-        return twoplanar_agnostic.loss(row, off, gh, gplane, gcross)
+        return twoplanar_agnostic.loss(row, off, gh, gplane, gcross, work)
     return loss(row, off, gh, gplane, work)
 
 
