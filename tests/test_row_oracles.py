@@ -35,7 +35,7 @@ def treebank_trees(every: int = 1) -> dict[str, list[list[int]]]:
 def variants() -> list[tuple[str, dict, str, dict]]:
     """Every system (each root placement) with every oracle (each option that changes it)."""
     options = {("twoplanar", "dynamic"): [{"switch_regularization": True}, {"switch_regularization": False},
-                                          {"plane_agnostic": True}],
+                                          {"plane_agnostic": True}, {"plane_agnostic": True, "prefer_canonical": False}],
                ("archybrid_swap", "static"): [{"lazy": False}, {"lazy": True}],
                ("archybrid", "dynamic"): [{}, {"exact_nonprojective": True}],
                ("arceager", "dynamic"): [{}, {"exact_nonprojective": True}]}  # fmt: skip

@@ -92,7 +92,8 @@ VERIFICATIONS: list[Verification] = [
     ),  # fmt: skip
     Verification(
         "twoplanar", "dynamic", lambda s, g: twoplanar.compiled_search(s, g, plane_agnostic=True),
-        covers=twoplanar.is_two_planar, options={"switch_regularization": False, "plane_agnostic": True},
+        covers=twoplanar.is_two_planar,
+        options={"switch_regularization": False, "plane_agnostic": True, "prefer_canonical": False},
         slow_search=True, exact_costs=True, variant="plane_agnostic",
     ),  # fmt: skip
     Verification("archybrid_swap", "static"),

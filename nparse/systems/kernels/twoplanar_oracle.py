@@ -370,13 +370,34 @@ def fast_costs(row, off, gh, gplane, regularize, legal, out):
 
 
 REGULARIZE = 1  # the option bits of ``TwoPlanarDynamic(switch_regularization=True)``
-AGNOSTIC = 2  # and of ``plane_agnostic=True``
+AGNOSTIC = 2  # of ``plane_agnostic=True``
+PREFER_CANONICAL = 4  # and of ``prefer_canonical=True`` (with ``plane_agnostic``)
+
+
+@njit(cache=True)
+def prefer_canonical(row, off, gh, gplane, regularize, legal, out):
+    """Narrow the plane-agnostic correct set ``out`` to the moves the canonical oracle also
+    calls correct, where there are any: ties between plane assignments go to the canonical one."""
+    canonical = np.empty(5, dtype=np.int64)
+    fast_costs(row, off, gh, gplane, regularize, legal, canonical)
+    also = np.zeros(5, dtype=np.bool_)
+    minimal(canonical, also)
+    shared = False
+    for t in range(5):
+        shared = shared or (out[t] and also[t])
+    if shared:
+        for t in range(5):
+            out[t] = out[t] and also[t]
 
 
 @njit(cache=True)
 def dynamic(row, off, root_end, opt, gold, seq, legal, cost, out):
+    regularize = (opt & REGULARIZE) != 0
     if opt & AGNOSTIC:
-        costs(row, off, gold[G_HEAD], gold[G_PLANE], gold[G_CROSS], (opt & REGULARIZE) != 0, cost)
+        costs(row, off, gold[G_HEAD], gold[G_PLANE], gold[G_CROSS], regularize, cost)
+        minimal(cost, out)
+        if opt & PREFER_CANONICAL:
+            prefer_canonical(row, off, gold[G_HEAD], gold[G_PLANE], regularize, legal, out)
     else:
-        fast_costs(row, off, gold[G_HEAD], gold[G_PLANE], (opt & REGULARIZE) != 0, legal, cost)
-    minimal(cost, out)
+        fast_costs(row, off, gold[G_HEAD], gold[G_PLANE], regularize, legal, cost)
+        minimal(cost, out)
