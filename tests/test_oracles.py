@@ -354,3 +354,33 @@ def test_compiled_ndall_rows_agree_with_the_oracle_on_configs():
     want = np.array([oracle.correct(c, golds[g]) for g, c in configs] * 2)[items]
     assert len(configs) > 200
     assert (got == want).all()
+
+
+def test_prefer_canonical_keeps_the_canonical_targets_on_the_gold_path():
+    """With ``prefer_canonical`` the plane-agnostic oracle breaks ties toward the canonical planes:
+    along the canonical oracle's own walks its correct set is the canonical one (the plain
+    plane-agnostic set has more moves, which let training drift into switching), and it stays
+    within the plane-agnostic optimum everywhere."""
+    system = TwoPlanar()
+    canonical = make_oracle(system, "dynamic")
+    plain = make_oracle(system, "dynamic", plane_agnostic=True, prefer_canonical=False, switch_regularization=False)
+    tied = make_oracle(system, "dynamic", plane_agnostic=True)
+    rng = random.Random(4)
+    wider = 0
+    for _ in range(150):
+        heads = random_tree(rng.randint(3, 9), rng)
+        g = canonical.prepare(heads)
+        if not g.covered:
+            continue
+        for explore in (False, True):
+            c = system.initial(g.n)
+            while not system.terminal(c):
+                said, best, mine = canonical.correct(c, g), plain.correct(c, g), tied.correct(c, g)
+                assert all(b for m, b in zip(mine, best) if m)  # never a move that loses an arc
+                if not explore:
+                    assert mine == said, (heads, c)
+                wider += sum(best) > sum(said)
+                moves = [a for a, ok in enumerate(system.legal(c)) if ok]
+                options = moves if explore and rng.random() < 0.3 else [a for a in moves if said[a]]
+                system.apply(c, rng.choice(options))
+    assert wider > 100

@@ -322,7 +322,6 @@ class TwoPlanarDynamic(CostOracle[TwoPlanar, TwoPlanarGold]):
         self.plane_agnostic = plane_agnostic
         self.prefer_canonical = prefer_canonical
         self._layouts: dict[int, Layout] = {}  # rows of one sentence length, for ``costs``
-        self._canonical: TwoPlanarDynamic | None = None  # the tie-break of ``prefer_canonical``
 
     def prepare(self, heads):
         return TwoPlanarGold(heads, self.system)
@@ -331,30 +330,50 @@ class TwoPlanarDynamic(CostOracle[TwoPlanar, TwoPlanarGold]):
         agnostic = (oracle_kernels.AGNOSTIC | (oracle_kernels.PREFER_CANONICAL if self.prefer_canonical else 0))
         return (oracle_kernels.REGULARIZE if self.switch_regularization else 0) | (agnostic if self.plane_agnostic else 0)
 
-    def costs(self, c: Config, gold: TwoPlanarGold) -> list[int | None]:
+    def raw_costs(self, c: Config, gold: TwoPlanarGold, regularize: bool, agnostic: bool) -> list[int | None]:
+        """Every move's cost (None where illegal), with or without switch regularization, from
+        the canonical or the plane-agnostic loss."""
         layout = self._layouts.get(c.n)
         if layout is None:
             layout = self._layouts[c.n] = Layout(self.system, c.n + 1)
         out = np.empty(5, dtype=np.int64)
         g: TwoPlanarGold = gold
-        cross = g.crossing if self.plane_agnostic else np.zeros(0, dtype=np.int64)
-        oracle_kernels.costs(layout.from_config(c), layout.offsets, g.gh, g.gplane, cross, self.switch_regularization, out)
+        cross = g.crossing if agnostic else np.zeros(0, dtype=np.int64)
+        oracle_kernels.costs(layout.from_config(c), layout.offsets, g.gh, g.gplane, cross, regularize, out)
         return [None if x == oracle_kernels.ILLEGAL else x for x in out.tolist()]
 
+    def costs(self, c: Config, gold: TwoPlanarGold) -> list[int | None]:
+        if self.plane_agnostic and self.prefer_canonical:
+            return self._preferred(c, gold)[0]
+        return self.raw_costs(c, gold, self.switch_regularization, self.plane_agnostic)
+
     def correct(self, c: Config, gold: TwoPlanarGold) -> list[bool]:
-        """The minimal-cost moves; plane-agnostic with ``prefer_canonical``, only those the
-        canonical oracle also calls correct where there are any (a tie-break: every plane
-        assignment that loses no more arcs is optimal, and free choices between them made
-        training drift into switching, 7.8 SWITCHes a sentence on hu_szeged)."""
-        out = super().correct(c, gold)
-        if not (self.plane_agnostic and self.prefer_canonical):
-            return out
-        if self._canonical is None:
-            self._canonical = TwoPlanarDynamic(self.system, self.switch_regularization)
-        canonical = self._canonical.correct(c, gold)
+        if self.plane_agnostic and self.prefer_canonical:
+            return self._preferred(c, gold)[1]
+        return super().correct(c, gold)
+
+    def _preferred(self, c: Config, gold: TwoPlanarGold) -> tuple[list[int | None], list[bool]]:
+        """Costs and correct set with ``prefer_canonical``: of the plane-agnostic best moves, only
+        those the canonical oracle also calls best where there are any, both taken before switch
+        regularization. Every plane assignment that loses no more arcs is optimal, and free
+        choices between them let training drift into switching (8.8 SWITCHes a sentence on
+        hu_szeged). On the canonical oracle's own paths this is its correct set."""
+
+        def best(costs: list[int | None]) -> list[bool]:
+            least = min(x for x in costs if x is not None)
+            return [x is not None and x == least for x in costs]
+
+        costs = self.raw_costs(c, gold, regularize=False, agnostic=True)
+        out = best(costs)
+        canonical = best(self.raw_costs(c, gold, regularize=False, agnostic=False))
         if any(a and b for a, b in zip(out, canonical)):
             out = [a and b for a, b in zip(out, canonical)]
-        return out
+        if self.switch_regularization:
+            if out[SWITCH] and any(out[:SWITCH]):
+                out[SWITCH] = False
+            if costs[SWITCH] == 0 and not out[SWITCH]:
+                costs[SWITCH] = 1
+        return costs, out
 
 
 def reference_search(system: TwoPlanar, gold: TwoPlanarGold, plane_agnostic: bool = False) -> ExactLoss:

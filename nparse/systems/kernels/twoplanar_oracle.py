@@ -375,11 +375,15 @@ PREFER_CANONICAL = 4  # and of ``prefer_canonical=True`` (with ``plane_agnostic`
 
 
 @njit(cache=True)
-def prefer_canonical(row, off, gh, gplane, regularize, legal, out):
-    """Narrow the plane-agnostic correct set ``out`` to the moves the canonical oracle also
-    calls correct, where there are any: ties between plane assignments go to the canonical one."""
+def prefer_canonical(row, off, gh, gplane, gcross, regularize, legal, cost, out):
+    """The plane-agnostic costs (``cost``) and correct set (``out``) with ties going to the
+    canonical planes: of the plane-agnostic best moves, those the canonical oracle also calls
+    best where there are any (both before switch regularization, which then drops SWITCH from
+    the set if another move is in it, and reports a SWITCH left out at cost 1)."""
+    costs(row, off, gh, gplane, gcross, False, cost)
+    minimal(cost, out)
     canonical = np.empty(5, dtype=np.int64)
-    fast_costs(row, off, gh, gplane, regularize, legal, canonical)
+    fast_costs(row, off, gh, gplane, False, legal, canonical)
     also = np.zeros(5, dtype=np.bool_)
     minimal(canonical, also)
     shared = False
@@ -388,16 +392,24 @@ def prefer_canonical(row, off, gh, gplane, regularize, legal, out):
     if shared:
         for t in range(5):
             out[t] = out[t] and also[t]
+    if regularize:
+        other = False
+        for t in range(SWITCH):
+            other = other or out[t]
+        if out[SWITCH] and other:
+            out[SWITCH] = False
+        if cost[SWITCH] == 0 and not out[SWITCH]:
+            cost[SWITCH] = 1  # as switch regularization reports it: zero-cost, but not a target
 
 
 @njit(cache=True)
 def dynamic(row, off, root_end, opt, gold, seq, legal, cost, out):
     regularize = (opt & REGULARIZE) != 0
-    if opt & AGNOSTIC:
+    if opt & PREFER_CANONICAL:
+        prefer_canonical(row, off, gold[G_HEAD], gold[G_PLANE], gold[G_CROSS], regularize, legal, cost, out)
+    elif opt & AGNOSTIC:
         costs(row, off, gold[G_HEAD], gold[G_PLANE], gold[G_CROSS], regularize, cost)
         minimal(cost, out)
-        if opt & PREFER_CANONICAL:
-            prefer_canonical(row, off, gold[G_HEAD], gold[G_PLANE], regularize, legal, out)
     else:
         fast_costs(row, off, gold[G_HEAD], gold[G_PLANE], regularize, legal, cost)
         minimal(cost, out)
