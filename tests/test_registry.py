@@ -65,7 +65,7 @@ def test_oracle_options_are_checked_against_the_constructor():
 
     system = make_system("twoplanar")
     assert make_oracle(system, "dynamic", switch_regularization=False).switch_regularization is False
-    with pytest.raises(ValueError, match=r"oracle.switch_reg: not an option of twoplanar's dynamic oracle \(its options: switch_regularization\)"):
+    with pytest.raises(ValueError, match=r"oracle.switch_reg: not an option of twoplanar's dynamic oracle \(its options: switch_regularization, plane_agnostic, prefer_canonical\)"):
         make_oracle(system, "dynamic", switch_reg=True)
     with pytest.raises(ValueError, match="oracle.switch_regularization=yes: expected a bool"):
         make_oracle(system, "dynamic", switch_regularization="yes")
