@@ -90,18 +90,26 @@ def complete_left(cl, il_first, il_rest, s, t):
 
 
 @njit(cache=True)
+def span_tables(size, lo, hi):
+    """Four empty span tables [size, size] (``NEG`` everywhere), the complete spans of one
+    word (``cr[i, i]``, ``cl[i, i]``) set to 0 for i in lo..hi."""
+    a = np.full((size, size), NEG, np.int64)
+    b = np.full((size, size), NEG, np.int64)
+    c = np.full((size, size), NEG, np.int64)
+    d = np.full((size, size), NEG, np.int64)
+    for i in range(lo, hi + 1):
+        a[i, i] = 0
+        b[i, i] = 0
+    return a, b, c, d
+
+
+@njit(cache=True)
 def sentence_spans(gold_head):
     """The best spans of the unconstrained program over the words 1..n (the root left out) that
     a constrained span can read: ``cr[h, e]``, ``cl[h, l]`` and ``il[h, d]`` by word, each
     [n + 1, n + 1], flattened one after the other."""
     n1 = gold_head.shape[0]
-    cr = np.full((n1, n1), NEG, np.int64)
-    cl = np.full((n1, n1), NEG, np.int64)
-    ir = np.full((n1, n1), NEG, np.int64)
-    il = np.full((n1, n1), NEG, np.int64)
-    for i in range(1, n1):
-        cr[i, i] = 0
-        cl[i, i] = 0
+    cr, cl, ir, il = span_tables(n1, 1, n1 - 1)
     for length in range(1, n1 - 1):
         for s in range(1, n1 - length):
             t = s + length
@@ -144,14 +152,11 @@ def best_gain(units, n, root_first, first_stack, top, gold_head, mode, spans):
     if n <= 1:
         return 0
     lo, hi = (1, n - 1) if root_first else (0, n - 2)
-    cr = np.full((n, n), NEG, np.int64)  # cr[h, e]: h and its right dependents' subtrees up to e
-    cl = np.full((n, n), NEG, np.int64)  # cl[h, l]: h and its left dependents' subtrees from l
-    ir = np.full((n, n), NEG, np.int64)  # ir[h, d]: h -> d, d right of h
-    il_any = np.full((n, n), NEG, np.int64)  # il[h, d]: h -> d, d left of h, any right end of d
-    il_far = np.full((n, n), NEG, np.int64)  # ... with d's right half reaching s0 where d must
-    for i in range(lo, hi + 1):
-        cr[i, i] = 0
-        cl[i, i] = 0
+    # cr[h, e]: h and its right dependents' subtrees up to e; cl[h, l]: h and its left
+    # dependents' subtrees from l; ir[h, d]: h -> d, d right of h; il_any[h, d]: h -> d, d left of
+    # h, any right end of d; il_far: the same with d's right half reaching s0 where d must
+    cr, cl, ir, il_any = span_tables(n, lo, hi)
+    il_far = np.full((n, n), NEG, np.int64)
     start = fill_buffer_spans(units, max(top + 1, lo), hi, spans, cr, cl, il_any, il_far)
     for length in range(1, hi - lo + 1):
         for s in range(lo, min(hi - length, start - 1) + 1):
@@ -193,13 +198,7 @@ def best_gain_eager(units, headed, n, top, gold_head, root_free, spans):
     the new gold arcs. ``spans``: as ``best_gain``'s."""
     if n <= 1:
         return 0
-    cr = np.full((n, n), NEG, np.int64)
-    cl = np.full((n, n), NEG, np.int64)
-    ir = np.full((n, n), NEG, np.int64)
-    il = np.full((n, n), NEG, np.int64)
-    for i in range(1, n):
-        cr[i, i] = 0
-        cl[i, i] = 0
+    cr, cl, ir, il = span_tables(n, 1, n - 1)
     start = fill_buffer_spans(units, top + 1, n - 1, spans, cr, cl, il, il)
     for length in range(1, n - 1):
         for s in range(1, min(n - 1 - length, start - 1) + 1):

@@ -38,6 +38,30 @@ def _cross(h1, d1, h2, d2) -> bool:
 
 
 @njit(cache=True)
+def count_cycles(row, heads, n, reach, cycle, state) -> int:
+    """Cycles of the graph where every word points to its head in A or to ``reach``, its
+    reachable gold head; ``cycle[w]`` is set to the first word of w's cycle (0 when on none).
+    ``cycle`` and ``state`` come zeroed. (The canonical oracle's ``fast_costs`` uses it too.)"""
+    count = 0
+    for start in range(1, n + 1):
+        if state[start] != 0:
+            continue
+        w = start
+        while w > 0 and state[w] == 0:
+            state[w] = start
+            h = row[heads + w]
+            w = h if h >= 0 else reach[w]
+        if w > 0 and state[w] == start:
+            count += 1
+            first = w
+            while cycle[w] == 0:
+                cycle[w] = first
+                h = row[heads + w]
+                w = h if h >= 0 else reach[w]
+    return count
+
+
+@njit(cache=True)
 def min_vertex_cut(adj, demand, removed) -> int:
     """The fewest vertices (not ``removed``) whose removal leaves no path between a vertex of
     demand 0 and one of demand 1 (demand -1: none), by augmenting paths on split vertices."""
@@ -122,24 +146,7 @@ def loss(row, off, gh, gplane, gcross, work) -> int:
                 unreachable += 1
             else:
                 reach[d] = h
-    cycles = 0
-    if wrong:
-        state = np.zeros(n + 1, dtype=np.int64)
-        for start in range(1, n + 1):
-            if state[start] != 0:
-                continue
-            w = start
-            while w > 0 and state[w] == 0:
-                state[w] = start
-                h = row[heads + w]
-                w = h if h >= 0 else reach[w]
-            if w > 0 and state[w] == start:
-                cycles += 1
-                first = w
-                while cycle[w] == 0:
-                    cycle[w] = first
-                    h = row[heads + w]
-                    w = h if h >= 0 else reach[w]
+    cycles = count_cycles(row, heads, n, reach, cycle, np.zeros(n + 1, dtype=np.int64)) if wrong else 0
     # The crossing graph of the reachable arcs, and what each demands of its component.
     k = 0
     for d in range(1, n + 1):

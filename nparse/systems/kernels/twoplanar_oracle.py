@@ -173,30 +173,6 @@ def costs(row, off, gh, gplane, gcross, regularize, out):
 
 
 @njit(cache=True)
-def _cycles(row, heads, n, reach, cycle, state) -> int:
-    """Cycles of the graph where every word points to its head in A or to ``reach``, its
-    reachable gold head; ``cycle[w]`` is set to the first word of w's cycle (0 when on none).
-    ``cycle`` and ``state`` come zeroed."""
-    count = 0
-    for start in range(1, n + 1):
-        if state[start] != 0:
-            continue
-        w = start
-        while w > 0 and state[w] == 0:
-            state[w] = start
-            h = row[heads + w]
-            w = h if h >= 0 else reach[w]
-        if w > 0 and state[w] == start:
-            count += 1
-            first = w
-            while cycle[w] == 0:
-                cycle[w] = first
-                h = row[heads + w]
-                w = h if h >= 0 else reach[w]
-    return count
-
-
-@njit(cache=True)
 def _tree_root(row, heads, w) -> int:
     while row[heads + w] >= 0:
         w = row[heads + w]
@@ -321,7 +297,7 @@ def fast_costs(row, off, gh, gplane, regularize, legal, out):
                 work[B_LO0 + p, lo] += 1
                 work[B_HI, hi] += 1
                 roots += h == 0
-    cycles = _cycles(row, heads, n, reach, work[B_CYCLE], work[B_STATE]) if wrong else 0
+    cycles = twoplanar_agnostic.count_cycles(row, heads, n, reach, work[B_CYCLE], work[B_STATE]) if wrong else 0
     active = row[off[L_ACTIVE]]
     after = work[B_AFTER]
     for t in range(5):
