@@ -16,6 +16,11 @@ When every predicted sentence has a UPOS column (not '_'), UPOS accuracy is repo
 scores that column, whatever wrote it (a tagger model's tags; a parser without a tagger keeps its
 input's tags, so a parse of a gold-tagged file scores 100.00).
 
+Both ways, the CoNLL 2018 metrics follow: UPOS, XPOS, UFeats, AllTags, Lemmas, UAS, LAS, CLAS,
+MLAS and BLEX (F1; on the gold tokenization precision, recall and F1 are one number), as the
+official scorer counts them. A column the model does not predict keeps the input's values: a
+parse of a gold-annotated file scores them 100.00, of an unannotated one ('_') near 0.
+
 ``by=quarter`` adds UAS/LAS by position quarter of the dependent (word i of n is in quarter
 ceil(4i/n): Table 2 of Aufrant et al. 2017); ``by=length`` by sentence length (1-10, 11-20,
 21-30, 31-40, 41+ words).
@@ -42,6 +47,9 @@ from .eval.scores import (
 from .io.conllu import CoNLLUError, read_conllu
 
 __all__ = ["Scores", "breakdown", "group_of", "main", "score", "score_files"]
+
+# The metrics that say something when the words are the gold ones (tokens, sentences and words are 100).
+CONLL18_GOLD_TOKENS = tuple(m for m in METRICS if m not in ("tokens", "sentences", "words"))
 
 
 def aligned_main(gold_path: str, pred_path: str, as_json: bool, forced: bool = False) -> int:
@@ -110,6 +118,7 @@ def main(argv: list[str] | None = None) -> int:
         gold, pred = read_pair(gold_path, pred_path)
         heads, labels = [p.heads for p in pred], [p.deprels for p in pred]
         result = score(gold, heads, labels, predicted_tags(pred))  # UPOS accuracy where every sentence has tags
+        conll18 = aligned_scores(gold, pred)
         groups = breakdown(gold, heads, labels, args["by"]) if args["by"] else []
         if args["report"]:
             write_report_of(gold_path, pred_path, args["pred2"], str(args["report"]))
@@ -123,9 +132,11 @@ def main(argv: list[str] | None = None) -> int:
         out = result.as_dict()
         if groups:
             out[f"by_{args['by']}"] = [{"group": g, "words": w, "uas": u, "las": la} for g, w, u, la in groups]
+        out["conll18"] = {name: conll18[name].f1 for name in CONLL18_GOLD_TOKENS}
         print(json.dumps(out))
         return 0
     print(result.summary())
+    print("\nCoNLL 2018 metrics (F1): " + "  ".join(f"{LABELS[n]} {conll18[n].f1:.2f}" for n in CONLL18_GOLD_TOKENS))
     if groups:
         print(f"\n| {args['by']} | words | UAS | LAS |\n|---|---|---|---|")
         for g, w, u, la in groups:

@@ -133,3 +133,33 @@ def test_a_parse_with_its_own_segmentation_gets_the_report_over_aligned_words(tm
     assert page.count('<figure class="worst"') == len(worst_sentences(words, 60)) > 0
     assert evaluate_cli.main([f"gold={gold}", f"pred={pred}", f"report={report}", f"pred2={pred}"]) == 2
     assert "pred2= needs the gold tokenization" in capsys.readouterr().err
+
+
+def test_the_report_shows_tagging_and_lemma_errors_beside_the_attachment_errors(tmp_path):
+    """A prediction with some UPOS and lemmas changed: the report's analysis section gives each
+    column's accuracy and its commonest confusions, with an example form."""
+    from nparse.io.conllu import write_conllu
+
+    pred = dev(100)
+    changed = 0
+    for s in pred:
+        s.tagged = s.analysed = True
+        for i in range(1, len(s) + 1):
+            if s.upos[i] == "ADJ":
+                s.upos[i] = "NOUN"
+                changed += 1
+            if s.forms[i] == "was":
+                s.lemmas[i] = "was"
+    path = tmp_path / "pred.conllu"
+    write_conllu(pred, path, [s.heads for s in pred], [s.deprels for s in pred])
+    cut = tmp_path / "gold.conllu"
+    write_conllu(dev(100), cut)
+    report = tmp_path / "r.html"
+    assert evaluate_cli.main([f"gold={cut}", f"pred={path}", f"report={report}"]) == 0
+    page = report.read_text(encoding="utf-8")
+    section = page[page.index('<section id="analysis">'):]
+    words = sum(len(s) for s in pred)
+    assert f"UPOS: {100 * (words - changed) / words:.2f}% of {words} gold words right" in section
+    assert f"<tr><td>ADJ</td><td>NOUN</td><td>{changed}</td>" in section
+    assert "<tr><td>be</td><td>was</td>" in section and "Lemmas" in section
+    assert "CoNLL 2018 (F1): UPOS" in page

@@ -8,8 +8,14 @@ after another: the two must spell the same text) and
 - words are aligned by spans: a word outside any multiword token matches a word with the same
   span; around multiword tokens (on either side) the smallest region whose ends both sides agree
   on is aligned by the longest common subsequence of lowercased forms;
-- UPOS counts aligned words with the same tag; UAS aligned words whose heads are aligned to each
-  other (or both the root); LAS, in addition, the same universal DEPREL (before ':').
+- UPOS, XPOS, UFeats (the universal features only), AllTags (all three) and Lemmas (a gold
+  lemma '_' matches anything) count aligned words with the same values; UAS aligned words whose
+  heads are aligned to each other (or both the root); LAS, in addition, the same universal
+  DEPREL (before ':');
+- CLAS, MLAS and BLEX count content words only (by their universal DEPREL, on each side): CLAS
+  as LAS, MLAS also with the same UPOS and UFeats and the same functional children (aux, cop,
+  mark, det, clf, case, cc: head, DEPREL, UPOS and UFeats, in order), BLEX also with the same
+  lemma.
 
 Each is reported as precision (over predicted items), recall (over gold items) and F1.
 """
@@ -22,9 +28,21 @@ from typing import Sequence
 
 from .scores import universal
 from ..io.conllu import CoNLLUError, Sentence
+from ..io.feats import universal_feats
 
-METRICS = ("tokens", "sentences", "words", "upos", "uas", "las")
-LABELS = {"tokens": "Tokens", "sentences": "Sentences", "words": "Words", "upos": "UPOS", "uas": "UAS", "las": "LAS"}
+METRICS = (
+    "tokens", "sentences", "words", "upos", "xpos", "ufeats", "alltags", "lemmas", "uas", "las", "clas", "mlas", "blex",
+)  # fmt: skip
+LABELS = {
+    "tokens": "Tokens", "sentences": "Sentences", "words": "Words", "upos": "UPOS", "xpos": "XPOS", "ufeats": "UFeats",
+    "alltags": "AllTags", "lemmas": "Lemmas", "uas": "UAS", "las": "LAS", "clas": "CLAS", "mlas": "MLAS", "blex": "BLEX",
+}  # fmt: skip
+# The CoNLL 2018 scorer's content and functional relations (CLAS, MLAS, BLEX).
+CONTENT_DEPRELS = frozenset(
+    "nsubj obj iobj csubj ccomp xcomp obl vocative expl dislocated advcl advmod discourse nmod appos nummod acl "
+    "amod conj fixed flat compound list parataxis orphan goeswith reparandum root dep".split()
+)
+FUNCTIONAL_DEPRELS = frozenset("aux cop mark det clf case cc".split())
 
 
 @dataclass
@@ -36,6 +54,9 @@ class Word:
     upos: str
     deprel: str
     head: int  # index of the head word in the document, -1 for the root, MISSING_HEAD for HEAD "_"
+    xpos: str = "_"
+    feats: str = ""  # the universal features only (``universal_feats``)
+    lemma: str = "_"
 
 
 @dataclass
@@ -117,7 +138,9 @@ MISSING_HEAD = -2  # a word with HEAD '_' (not parsed): it matches no head, the 
 def word(sent: Sentence, i: int, offset: int, start: int, end: int, multi: bool) -> Word:
     head = sent.heads[i]
     at = offset + head if head > 0 else -1 if head == 0 else MISSING_HEAD
-    return Word(start, end, multi, sent.forms[i], sent.upos[i], sent.deprels[i], at)
+    lemma = sent.lemmas[i] if sent.lemmas else "_"
+    feats = universal_feats(sent.feats[i]) if sent.feats else ""
+    return Word(start, end, multi, sent.forms[i], sent.upos[i], sent.deprels[i], at, sent.xpos[i], feats, lemma)
 
 
 def same_spans(gold: list[tuple[int, int]], pred: list[tuple[int, int]]) -> F1:
@@ -254,23 +277,52 @@ def alignment(gold_sents: Sequence[Sentence], pred_sents: Sequence[Sentence]) ->
     return Alignment(gold, pred, pairs, {p: g for g, p in pairs.items()}, positions(gold_sents), positions(pred_sents))
 
 
+def functional_children(words: list[Word]) -> list[list[int]]:
+    """Each word's children with a functional DEPREL, in document order (MLAS)."""
+    out: list[list[int]] = [[] for _ in words]
+    for k, w in enumerate(words):
+        if w.head >= 0 and universal(w.deprel) in FUNCTIONAL_DEPRELS:
+            out[w.head].append(k)
+    return out
+
+
 def aligned_scores(gold_sents: Sequence[Sentence], pred_sents: Sequence[Sentence]) -> dict[str, F1]:
-    """Tokens, sentences, words, UPOS, UAS and LAS of a prediction with its own tokenization."""
+    """The CoNLL 2018 metrics (``METRICS``) of a prediction with its own tokenization, or the
+    gold one (every word then aligns with itself)."""
     found = alignment(gold_sents, pred_sents)
     gold, pred, pairs = found.gold, found.pred, found.pairs
-    upos = uas = las = 0
+    gold_children, pred_children = functional_children(gold.words), functional_children(pred.words)
+    count = dict.fromkeys(("upos", "xpos", "ufeats", "alltags", "lemmas", "uas", "las", "clas", "mlas", "blex"), 0)
+
     for g, p in pairs.items():
         gw, pw = gold.words[g], pred.words[p]
-        upos += gw.upos == pw.upos
+        tags = (gw.upos == pw.upos, gw.xpos == pw.xpos, gw.feats == pw.feats)
+        lemma_ok = gw.lemma == "_" or gw.lemma == pw.lemma
+        count["upos"] += tags[0]
+        count["xpos"] += tags[1]
+        count["ufeats"] += tags[2]
+        count["alltags"] += all(tags)
+        count["lemmas"] += lemma_ok
         head_ok = found.head_ok(g, p)
-        uas += head_ok
-        las += head_ok and universal(gw.deprel) == universal(pw.deprel)
+        las = head_ok and universal(gw.deprel) == universal(pw.deprel)
+        count["uas"] += head_ok
+        count["las"] += las
+        if universal(gw.deprel) in CONTENT_DEPRELS and las:
+            count["clas"] += 1
+            count["blex"] += lemma_ok
+            gold_fun = [(c, universal(gold.words[c].deprel), gold.words[c].upos, gold.words[c].feats) for c in gold_children[g]]
+            pred_fun = [(found.back.get(c, MISSING_HEAD), universal(pred.words[c].deprel), pred.words[c].upos, pred.words[c].feats)
+                        for c in pred_children[p]]  # fmt: skip
+            count["mlas"] += tags[0] and tags[2] and gold_fun == pred_fun
     n_gold, n_pred = len(gold.words), len(pred.words)
-    return {
+    content_gold = sum(universal(w.deprel) in CONTENT_DEPRELS for w in gold.words)
+    content_pred = sum(universal(w.deprel) in CONTENT_DEPRELS for w in pred.words)
+    out = {
         "tokens": same_spans(gold.tokens, pred.tokens),
         "sentences": same_spans(gold.sentences, pred.sentences),
         "words": F1(len(pairs), n_gold, n_pred),
-        "upos": F1(upos, n_gold, n_pred),
-        "uas": F1(uas, n_gold, n_pred),
-        "las": F1(las, n_gold, n_pred),
     }
+    for name, correct in count.items():
+        content = name in ("clas", "mlas", "blex")
+        out[name] = F1(correct, content_gold if content else n_gold, content_pred if content else n_pred)
+    return {name: out[name] for name in METRICS}

@@ -245,6 +245,40 @@ def _aligned_worst(gold: Sequence[Sentence], pred: Sequence[Sentence], words: li
     return _worst_section(f"The {len(ranked)} sentences with the most errors", intro, labels, figures)
 
 
+ANALYSIS_COLUMNS = (("upos", "UPOS"), ("xpos", "XPOS"), ("feats", "UFeats"), ("lemma", "Lemmas"))
+
+
+def _analysis_errors(gold: Sequence[Sentence], pred: Sequence[Sentence], name: str | None = None, k: int = 0,
+                     top: int = 15) -> str:  # fmt: skip
+    """Tagging and lemma errors beside the attachment errors: for UPOS, XPOS, UFeats and lemmas,
+    the aligned words' accuracy and the commonest (gold -> predicted) confusions, with an
+    example form; a gold lemma '_' is no error, as the scorer counts it."""
+    found = alignment(gold, pred)
+    tables = []
+    for column, title in ANALYSIS_COLUMNS:
+        errors: Counter[tuple[str, str]] = Counter()
+        example: dict[tuple[str, str], str] = {}
+        right = 0
+        for g, p in found.pairs.items():
+            gw, pw = found.gold.words[g], found.pred.words[p]
+            a, b = getattr(gw, column), getattr(pw, column)
+            if a == b or (column == "lemma" and a == "_"):
+                right += 1
+                continue
+            errors[(a or "_", b or "_")] += 1
+            example.setdefault((a or "_", b or "_"), gw.form)
+        total = len(found.gold.words)
+        rows = [[gold_value, pred_value, count, example[(gold_value, pred_value)]]
+                for (gold_value, pred_value), count in errors.most_common(top)]  # fmt: skip
+        accuracy = 100.0 * right / total if total else 0.0
+        tables.append(f"<h3>{title}: {accuracy:.2f}% of {total} gold words right</h3>"
+                      + _table(["gold", "predicted", "words", "e.g."], rows))  # fmt: skip
+    suffix, of = _of(name, k)
+    return (f'<section id="analysis{suffix}"><h2>Tagging and lemma errors{of}</h2>'
+            "<p class='muted'>UFeats compares the universal features only, as the CoNLL 2018 scorer does.</p>"
+            f'<div class="pair">{"".join(f"<div>{t}</div>" for t in tables)}</div></section>')  # fmt: skip
+
+
 def build_report(
     gold: Sequence[Sentence],
     systems: dict[str, list[Sentence]],
@@ -270,7 +304,9 @@ def build_report(
             summaries.append(_aligned_scores(gold, pred))
             continue
         scores = score(gold, [p.heads for p in pred], [p.deprels for p in pred], predicted_tags(pred))
-        summaries.append(f"<h3>{escape(name)}</h3><pre>{escape(scores.summary())}</pre>")
+        conll18 = aligned_scores(gold, pred)
+        line = "  ".join(f"{LABELS[m]} {conll18[m].f1:.2f}" for m in METRICS if m not in ("tokens", "sentences", "words"))
+        summaries.append(f"<h3>{escape(name)}</h3><pre>{escape(scores.summary())}\nCoNLL 2018 (F1): {escape(line)}</pre>")
     parts.append(f'<section id="scores"><h2>Scores</h2>{"".join(summaries)}</section>')
     if len(systems) == 2:
         parts.append(_comparison(gold, systems, words, samples))
@@ -279,6 +315,7 @@ def build_report(
     names = list(systems) if len(systems) > 1 else [None]
     parts += [_labels(ws, name, k) for k, (name, ws) in enumerate(zip(names, words.values()))]
     parts += [_confusion(ws, name, k) for k, (name, ws) in enumerate(zip(names, words.values()))]
+    parts += [_analysis_errors(gold, pred, name, k) for k, (name, pred) in enumerate(zip(names, systems.values()))]
     if found:
         (pred,), (ws,) = systems.values(), words.values()
         parts.append(_aligned_worst(gold, pred, ws, found, worst))

@@ -16,7 +16,7 @@ import re
 import stat
 import tempfile
 from contextlib import contextmanager
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import IO, Iterable, Iterator
 
@@ -67,6 +67,9 @@ class Sentence:
     sent_id: str | None = None
     score: float | None = None  # derivation score of an n-best parse
     tagged: bool = False  # upos holds predicted tags (a model with a tagger): written to the UPOS column
+    lemmas: list[str] = field(default_factory=list)  # the LEMMA column (index 0: the root), as read
+    feats: list[str] = field(default_factory=list)  # the FEATS column (index 0: the root), as read
+    analysed: bool = False  # lemmas, xpos and feats hold predictions (a model with ``model.analysis``): written out
 
     def __len__(self) -> int:
         return len(self.forms) - 1
@@ -86,10 +89,12 @@ class Sentence:
         return self.upos if any(t not in ("_", "") for t in self.upos[1:]) else None
 
     def svg(self) -> str:
-        """The sentence's tree as an SVG picture (``viz/svg.py``; words without a head have no arc)."""
-        from ..viz.svg import tree_svg
+        """The sentence's tree as an SVG picture (``viz/svg.py``; words without a head have no arc;
+        hovering over a word shows its lemma, XPOS and features)."""
+        from ..viz.svg import tree_svg, word_notes
 
-        return tree_svg(self.forms, self.heads, self.deprels, self.tags, title=self.name)
+        notes = word_notes(self.lemmas, self.xpos, self.feats) if self.lemmas else None
+        return tree_svg(self.forms, self.heads, self.deprels, self.tags, title=self.name, notes=notes)
 
     def _repr_svg_(self) -> str:  # Jupyter shows the tree
         return self.svg()
@@ -125,6 +130,7 @@ def build_sentence(path: str, start: int, lines: list[str], allow_missing_heads:
     of ``path``; malformed lines raise ``CoNLLUError`` at their line. ``allow_missing_heads``:
     HEAD ``_`` reads as -1 (input to parse) instead of being refused (a gold tree)."""
     forms, upos, xpos, heads, deprels, word_lines = [ROOT_FORM], ["<root>"], ["<root>"], [-1], ["_"], [0]
+    lemmas, feats = [ROOT_FORM], ["_"]
     sent_id = None
     seen_tokens = False
     next_range_end = 0  # last word covered by the latest multiword token
@@ -166,8 +172,10 @@ def build_sentence(path: str, start: int, lines: list[str], allow_missing_heads:
             else:
                 head = int(cols[6])
             forms.append(cols[1])
+            lemmas.append(cols[2])
             upos.append(cols[3])
             xpos.append(cols[4])
+            feats.append(cols[5])
             heads.append(head)
             deprels.append(cols[7])
             word_lines.append(k)
@@ -203,7 +211,9 @@ def build_sentence(path: str, start: int, lines: list[str], allow_missing_heads:
     for i in range(1, n + 1):
         if heads[i] > n:
             raise CoNLLUError(path, start + word_lines[i], f"HEAD {heads[i]} out of range (sentence has {n} words)")
-    return Sentence(lines, forms, upos, xpos, heads, deprels, word_lines, path, start, sent_id)
+    return Sentence(
+        lines, forms, upos, xpos, heads, deprels, word_lines, path, start, sent_id, lemmas=lemmas, feats=feats
+    )
 
 
 def decode_utf8(data: bytes, path: str) -> str:
@@ -376,14 +386,17 @@ def with_comments(sent: Sentence, comments: list[str]) -> Sentence:
 
 def format_sentence(sent: Sentence, heads: list[int] | None = None, deprels: list[str] | None = None) -> str:
     """The sentence as CoNLL-U text with HEAD/DEPREL of words replaced (and UPOS, when the
-    sentence carries predicted tags); everything else untouched."""
+    sentence carries predicted tags, and LEMMA, XPOS and FEATS, when it carries a predicted
+    analysis); everything else untouched."""
     lines = list(sent.lines)
-    if heads is not None or deprels is not None or sent.tagged:
+    if heads is not None or deprels is not None or sent.tagged or sent.analysed:
         for i in range(1, len(sent) + 1):
             k = sent.word_lines[i]
             cols = lines[k].split("\t")
             if sent.tagged:
                 cols[3] = sent.upos[i]
+            if sent.analysed:
+                cols[2], cols[4], cols[5] = sent.lemmas[i], sent.xpos[i], sent.feats[i]
             if heads is not None:
                 cols[6] = str(heads[i])
             if deprels is not None:
