@@ -168,7 +168,7 @@ class Parser:
     def check_pos(self, sentences: Sequence[Sentence]) -> None:
         """Refuse input without the POS tags the model reads, at the first such word in file
         order (a parse worker's sentences come in length order)."""
-        needs = self.model.pos_inputs
+        needs = [name for name in self.model.pos_inputs if name != "FEATS"]  # FEATS "_" is a value: no features
         if not needs:
             return
         one_file = len({sent.path for sent in sentences}) <= 1

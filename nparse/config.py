@@ -62,6 +62,9 @@ class ModelConfig:
     label_hidden: int = MISSING
     tagger: bool = MISSING
     tagger_hidden: int = MISSING
+    analysis: bool = False
+    feats_dim: int = 0
+    lemma_max_added: int = 64
     segmenter: bool = False
     segmenter_epochs: int = 20
     lowercase: bool = MISSING
@@ -104,6 +107,7 @@ class TrainerConfig:
     local_loss: str = MISSING
     transition_loss_weight: float = MISSING
     label_loss_weight: float = MISSING
+    tag_loss_weight: float = 1.0
     seed: int = MISSING
     device: str = MISSING
     precision: str = MISSING
@@ -211,12 +215,13 @@ ADDED_KEYS: dict[str, dict[str, Any]] = {
     "data": {"lang": None, "max_train_sentences": None, "projective_only": False, "treebank": None, "ud_root": None},
     "model": {
         "char_max": 50, "char_cache": 100_000, "tagger": False, "tagger_hidden": 100, "segmenter": False,
+        "analysis": False, "feats_dim": 0, "lemma_max_added": 64,
         "segmenter_epochs": 20, "lowercase": True, "pretrained": None, "pretrained_max": 100_000,
         "completion": {"factors": [], "hidden": 100, "arc_loss": True},
     },
     "trainer": {
         "batch_tokens": 0, "lr_schedule": "constant", "warmup": 0, "average": "none", "average_decay": 0.999,
-        "local_loss": "hinge", "transition_loss_weight": 1.0, "label_loss_weight": 1.0, "precision": "fp32",
+        "local_loss": "hinge", "transition_loss_weight": 1.0, "label_loss_weight": 1.0, "tag_loss_weight": 1.0, "precision": "fp32",
         "checkpoint_every": 0, "init_from": None, "threads": 0, "distill_from": None, "distill_weight": 1.0,
         "distill_cache_mb": 0,
         "patience": 0, "plateau": 0, "plateau_factor": 0.5,

@@ -30,10 +30,11 @@ PARAGRAPHS = (
 
 @pytest.fixture(scope="module")
 def tagger_model(tmp_path_factory) -> Path:
-    """An untrained tagger+parser (reads no UPOS) with a segmenter trained on 2,000 EWT sentences."""
+    """An untrained parser with the whole analysis (reads no UPOS: UPOS, XPOS, FEATS and lemmas
+    predicted) with a segmenter trained on 2,000 EWT sentences."""
     tmp = tmp_path_factory.mktemp("spacy")
     sents = read_conllu(BUNDLED / "en_ewt-ud-dev.conllu")[:300]
-    model = untrained_checkpoint(sents, tmp, ("+exp=2planar_dynamic_tagger",))
+    model = untrained_checkpoint(sents, tmp, ("+exp=2planar_dynamic_ud",))
     part = tmp / "train.conllu"
     chunks = (BUNDLED / "en_ewt-ud-train.conllu").read_text(encoding="utf-8").split("\n\n")[:2000]
     part.write_text("\n\n".join(chunks) + "\n\n", encoding="utf-8")
@@ -64,10 +65,14 @@ def test_the_loaded_pipeline_gives_the_words_heads_and_labels_of_format_raw(tagg
         assert [0 if t.head.i == t.i else index[t.head.i] for t in words] == sent.heads[1:]
         assert [t.dep_ for t in words] == ["ROOT" if d == "root" else d for d in sent.deprels[1:]]
         assert [t.pos_ for t in words] == sent.upos[1:]  # the model's tagger
+        assert [t.tag_ for t in words] == sent.xpos[1:] and [t.lemma_ for t in words] == sent.lemmas[1:]
+        assert [str(t.morph) or "_" for t in words] == sent.feats[1:]
     assert "do" in [t.text for t in doc] and "n't" in [t.text for t in doc]
     # Back to CoNLL-U: the same words, trees, tags and multiword-token lines as format=raw wrote.
     back = nparse.spacy.to_sentences(doc)
-    assert [(s.forms, s.heads, s.deprels, s.upos) for s in back] == [(s.forms, s.heads, s.deprels, s.upos) for s in expected]
+    columns = [(s.forms, s.heads, s.deprels, s.upos, s.xpos, s.feats, s.lemmas) for s in expected]
+    assert [(s.forms, s.heads, s.deprels, s.upos, s.xpos, s.feats, s.lemmas) for s in back] == columns
+    assert any(f != "_" for s in expected for f in s.feats[1:])  # the untrained model's analysis is written
 
     def ranges(sents):
         return [line.split("\t")[:2] for s in sents for line in s.lines if "-" in line.split("\t")[0]]

@@ -3,7 +3,9 @@ with the errors coloured, and a page of every parsed sentence from the parse CLI
 
 from __future__ import annotations
 
+import io
 import xml.etree.ElementTree as ET
+from html import escape
 
 from nparse import parse as parse_cli
 from nparse.testing.fuzz import untrained_checkpoint
@@ -72,3 +74,16 @@ def test_the_parse_cli_writes_an_html_page_of_trees(tmp_path, capsys):
     assert forced.read_text(encoding="utf-8").count("<svg") == 12
     assert parse_cli.main([f"model={model}", f"input={source}", f"output={forced}", "output_format=pdf"]) == 1
     assert "output_format=pdf" in capsys.readouterr().err
+
+
+def test_hovering_over_a_word_shows_its_lemma_xpos_and_features():
+    """Each word of a sentence with an analysis carries a <title> (the browser's hover text) with
+    its lemma, XPOS and features; a sentence without any has none."""
+    sent = dev(1)[0]
+    svg = sent.svg()
+    k = next(i for i in range(1, len(sent) + 1) if sent.feats[i] != "_")
+    note = f"lemma {sent.lemmas[k]} · XPOS {sent.xpos[k]} · {sent.feats[k]}"
+    assert f">{escape(sent.forms[k])}<title>{escape(note)}</title></text>" in svg
+    assert svg.count("<title>lemma ") == len(sent)
+    bare = read_conllu(io.StringIO("1\ta\t_\tX\t_\t_\t0\troot\t_\t_\n\n"))[0]
+    assert "<title>lemma" not in bare.svg()

@@ -18,7 +18,8 @@ import torch
 from tqdm import tqdm
 
 from ..io.conllu import Sentence, with_comments
-from ..io.data import Batch, bucket_batches, collate, encode
+from ..io.data import ANALYSIS, Batch, bucket_batches, collate, encode
+from ..io.lemma_rules import apply_rule
 from ..runtime import collector_paused
 from ..systems.base import NONE, single_rooted
 from .beam import beam_search
@@ -39,6 +40,8 @@ class Parse:
     labels: list[str]
     score: float
     tags: list[str] | None = None  # predicted UPOS (index 0 is the root) of a model with a tagger
+    # predicted XPOS, FEATS and lemma rules (index 0 is the root's) of a model with ``model.analysis``
+    analysis: tuple[list[str], list[str], list[str]] | None = None
     steps: int | None = None  # transitions of its derivation (None for decoder=mst)
 
 
@@ -154,13 +157,15 @@ def label_trees(
         scores[to_root] = float("-inf")
         scores[to_root, root] = 0.0
     best = list(map(names.__getitem__, scores.argmax(1).tolist()))
-    tags = predicted_tags(model, vectors, [len(ts[0][0]) - 1 if ts else 0 for ts in trees], starts)
+    sizes = [len(ts[0][0]) - 1 if ts else 0 for ts in trees]
+    tags = predicted_tags(model, vectors, sizes, starts)
+    analyses = predicted_analysis(model, vectors, sizes, starts)
     out, k = [], 0
     for b, ts in enumerate(trees):
         parses = []
         for heads, score in ts:
             n = len(heads) - 1
-            parses.append(Parse(heads, ["_", *best[k : k + n]], score, tags[b]))
+            parses.append(Parse(heads, ["_", *best[k : k + n]], score, tags[b], analyses[b]))
             k += n
         out.append(parses)
     return out
@@ -201,13 +206,48 @@ def predicted_tags(model: Network, vectors: Any, lengths: list[int], starts: np.
     return [["<root>"] + [itos[x] for x in best[s + 1 : s + n + 1]] for s, n in zip(starts.tolist(), lengths)]
 
 
+def predicted_analysis(
+    model: Network, vectors: Any, lengths: list[int], starts: np.ndarray
+) -> list[tuple[list[str], list[str], list[str]] | None]:
+    """Predicted XPOS, FEATS and lemma rules of every sentence (as ``predicted_tags``), or None
+    without ``model.analysis``; never a special symbol (XPOS and FEATS may be "_")."""
+    analyser = model.analyser
+    if analyser is None:
+        return [None] * len(lengths)
+    rows = torch.from_numpy(np.concatenate([np.arange(s + 1, s + n + 1) for s, n in zip(starts.tolist(), lengths)]))
+    columns = []
+    for name in ANALYSIS:
+        scores = analyser[name](vectors)  # every row, as ``predicted_tags`` (an ensemble's vectors are a list)
+        scores = scores.reshape(-1, scores.shape[-1])[rows.to(scores.device)].float()
+        scores[:, :3] = float("-inf")
+        itos = getattr(model.vocabs, name).itos
+        columns.append(list(map(itos.__getitem__, scores.argmax(-1).tolist())))
+    out: list[tuple[list[str], list[str], list[str]] | None] = []
+    k = 0
+    for n in lengths:
+        out.append(tuple(["<root>", *column[k : k + n]] for column in columns))  # type: ignore[arg-type]
+        k += n
+    return out
+
+
 def parsed_sentence(sent: Sentence, parse: Parse) -> Sentence:
-    """The sentence with the parse's HEAD and DEPREL (and its UPOS from a model with a tagger)."""
+    """The sentence with the parse's HEAD and DEPREL (and its UPOS from a model with a tagger,
+    and XPOS, FEATS and lemmas from a model with ``model.analysis``)."""
     out = copy.copy(sent)  # a shallow copy: dataclasses.replace took 6% of parsing short sentences
     out.heads, out.deprels = parse.heads, parse.labels
     if parse.tags is not None:
         out.upos, out.tagged = parse.tags, True
+    if parse.analysis is not None:
+        out.xpos, out.feats, rules = parse.analysis
+        out.lemmas = [sent.forms[0], *map(lemma_of, sent.forms[1:], rules[1:])]
+        out.analysed = True
     return out
+
+
+def lemma_of(form: str, rule: str) -> str:
+    """The lemma the rule makes of the form; the form itself where it is too short for the rule."""
+    lemma = apply_rule(form, rule)
+    return form if lemma is None or lemma == "" else lemma
 
 
 def nbest_sentences(sent: Sentence, parses: Sequence[Parse]) -> list[Sentence]:

@@ -70,6 +70,11 @@ class Network(Protocol):
         ...
 
     @property
+    def analyser(self) -> Any:
+        """XPOS, FEATS and lemma-rule scores by name (``io.data.ANALYSIS``) from the BiLSTM vectors, or None."""
+        ...
+
+    @property
     def completion(self) -> Any:
         """The completion model's factor scorer, or None (always None for an ensemble)."""
         ...

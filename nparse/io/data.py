@@ -10,13 +10,20 @@ from typing import Sequence
 import numpy as np
 import torch
 
-from .conllu import Sentence
+from .conllu import CoNLLUError, Sentence
+from .feats import feats_problem
+from .lemma_rules import LemmaError, rule_for
 from .vocab import ROOT, Vocab, normalize, normalize_all
+
+TABLES = ("words", "chars", "upos", "xpos", "labels", "feats", "lemmas")
+ANALYSIS = ("xpos", "feats", "lemmas")  # what ``model.analysis`` predicts: the Vocabs tables and gold Batch fields
 
 
 @dataclass
 class Vocabs:
-    """Every table a model needs to turn a sentence into indices."""
+    """Every table a model needs to turn a sentence into indices. ``feats`` (whole FEATS values)
+    and ``lemmas`` (lemma edit rules, ``lemma_rules``) are built for a model that predicts or
+    reads morphology and are empty otherwise (``len(...) == 3``: the special symbols only)."""
 
     words: Vocab
     chars: Vocab
@@ -24,24 +31,67 @@ class Vocabs:
     xpos: Vocab
     labels: Vocab
     lowercase: bool = True
+    feats: Vocab = field(default_factory=Vocab)
+    lemmas: Vocab = field(default_factory=Vocab)
+    lemma_max_added: int = 64  # a lemma rule may add at most this many characters (``lemma_rules.rule_for``)
 
     @classmethod
-    def build(cls, sentences: Sequence[Sentence], lowercase: bool = True) -> "Vocabs":
+    def build(
+        cls, sentences: Sequence[Sentence], lowercase: bool = True, morphology: bool = False, lemma_max_added: int = 64
+    ) -> "Vocabs":
+        """The tables of the training sentences; ``morphology``: also FEATS and lemma rules,
+        every FEATS value and lemma checked (``CoNLLUError`` at the word's line)."""
         words = Vocab.build(normalize(f, lowercase) for s in sentences for f in s.forms[1:])
         chars = Vocab.build(ch for s in sentences for f in s.forms[1:] for ch in f)
         upos = Vocab.build(p for s in sentences for p in s.upos[1:])
         xpos = Vocab.build(p for s in sentences for p in s.xpos[1:])
         labels = Vocab.build((d for s in sentences for d in s.deprels[1:]), specials=False)
-        return cls(words, chars, upos, xpos, labels, lowercase)
+        vocabs = cls(words, chars, upos, xpos, labels, lowercase, lemma_max_added=lemma_max_added)
+        if morphology:
+            vocabs.feats = Vocab.build(checked_feats(sentences))
+            vocabs.lemmas = Vocab.build(r for s in sentences for r in lemma_rules(s, lemma_max_added)[1:] if r != "_")
+        return vocabs
+
+    @property
+    def morphology(self) -> bool:
+        """Whether the FEATS and lemma tables were built (``build(morphology=True)``)."""
+        return len(self.feats) > 3
 
     def state_dict(self) -> dict:
-        tables = {k: getattr(self, k).state_dict() for k in ("words", "chars", "upos", "xpos", "labels")}
-        return {**tables, "lowercase": self.lowercase}
+        tables = {k: getattr(self, k).state_dict() for k in TABLES}
+        return {**tables, "lowercase": self.lowercase, "lemma_max_added": self.lemma_max_added}
 
     @classmethod
     def from_state(cls, state: dict) -> "Vocabs":
-        tables = {k: Vocab.from_state(state[k]) for k in ("words", "chars", "upos", "xpos", "labels")}
-        return cls(**tables, lowercase=state["lowercase"])
+        """The tables as saved; a checkpoint written before FEATS and lemmas were learned has none."""
+        tables = {k: Vocab.from_state(state[k]) for k in TABLES if k in state}
+        return cls(**tables, lowercase=state["lowercase"], lemma_max_added=state.get("lemma_max_added", 64))
+
+
+def checked_feats(sentences: Sequence[Sentence]) -> list[str]:
+    """Every word's FEATS, each checked against the CoNLL-U syntax (``CoNLLUError`` at its line)."""
+    out = []
+    for s in sentences:
+        for i, f in enumerate(s.feats[1:], 1):
+            if f != "_" and (problem := feats_problem(f)):
+                raise CoNLLUError(s.path, s.word_line(i), problem)
+            out.append(f)
+    return out
+
+
+def lemma_rules(sent: Sentence, max_added: int = 64) -> list[str]:
+    """The lemma rule of every word (index 0: the root's, "_"); "_" where the lemma is "_".
+    A lemma no rule may make raises ``CoNLLUError`` at its line."""
+    out = ["_"]
+    for i, (form, lemma) in enumerate(zip(sent.forms[1:], sent.lemmas[1:]), 1):
+        if lemma == "_":
+            out.append("_")
+            continue
+        try:
+            out.append(rule_for(form, lemma, max_added))
+        except LemmaError as err:
+            raise CoNLLUError(sent.path, sent.word_line(i), str(err)) from None
+    return out
 
 
 @dataclass
@@ -54,6 +104,8 @@ class Example:
     xpos: list[int]
     labels: list[int]  # gold label index per word (-1 for the root and unknown labels)
     gold: object | None = None  # what the oracle prepared
+    feats: list[int] = field(default_factory=list)  # FEATS indices (a model with morphology tables)
+    lemmas: list[int] = field(default_factory=list)  # gold lemma-rule indices (training a lemmatizer)
 
     def __len__(self) -> int:
         return len(self.words) - 1
@@ -65,7 +117,13 @@ def encode(sent: Sentence, vocabs: Vocabs, labels: bool = True) -> Example:
     upos = [vocabs.upos.index(ROOT), *vocabs.upos.indices(sent.upos[1:])]
     xpos = [vocabs.xpos.index(ROOT), *vocabs.xpos.indices(sent.xpos[1:])]
     gold = [-1, *vocabs.labels.indices(sent.deprels[1:])] if labels else []
-    return Example(sent, words, upos, xpos, gold)
+    example = Example(sent, words, upos, xpos, gold)
+    if vocabs.morphology:
+        example.feats = [vocabs.feats.index(ROOT), *vocabs.feats.indices(sent.feats[1:])]
+        if labels and sent.lemmas:
+            example.lemmas = vocabs.lemmas.indices(lemma_rules(sent, vocabs.lemma_max_added))
+            example.lemmas[0] = vocabs.lemmas.index(ROOT)
+    return example
 
 
 @dataclass
@@ -78,6 +136,8 @@ class Batch:
     xpos: torch.Tensor
     lengths: torch.Tensor  # [B] words + root
     forms: list[list[str]] = field(default_factory=list)  # raw forms (with the root) for the char model
+    feats: torch.Tensor | None = None  # [B, T] FEATS indices (a model with morphology tables)
+    lemmas: torch.Tensor | None = None  # [B, T] gold lemma-rule indices (training a lemmatizer)
 
     @property
     def width(self) -> int:
@@ -101,6 +161,8 @@ class Batch:
             self.xpos.to(device),
             self.lengths,
             self.forms,
+            None if self.feats is None else self.feats.to(device),
+            None if self.lemmas is None else self.lemmas.to(device),
         )
 
 
@@ -129,6 +191,8 @@ def collate(examples: list[Example]) -> Batch:
         padded([e.xpos for e in examples], width),
         torch.tensor([len(e.words) for e in examples]),
         [[ROOT] + e.sent.forms[1:] for e in examples],
+        padded([e.feats for e in examples], width) if examples[0].feats else None,
+        padded([e.lemmas for e in examples], width) if examples[0].lemmas else None,
     )
 
 

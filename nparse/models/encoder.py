@@ -303,6 +303,7 @@ class Encoder(nn.Module):
         word_dim: int = 100,
         upos_dim: int = 25,
         xpos_dim: int = 0,
+        feats_dim: int = 0,
         char_dim: int = 0,
         char_hidden: int = 50,
         char_max: int = 50,
@@ -326,10 +327,13 @@ class Encoder(nn.Module):
                 self.words.weight[: pretrained.shape[0]].copy_(pretrained)
         self.upos = nn.Embedding(len(vocabs.upos), upos_dim, padding_idx=0) if upos_dim else None
         self.xpos = nn.Embedding(len(vocabs.xpos), xpos_dim, padding_idx=0) if xpos_dim else None
+        if feats_dim and not vocabs.morphology:
+            raise ValueError("model.feats_dim: the vocabularies have no FEATS table (built without morphology)")
+        self.feats = nn.Embedding(len(vocabs.feats), feats_dim, padding_idx=0) if feats_dim else None
         self.chars = CharEncoder(len(vocabs.chars), char_dim, char_hidden) if char_dim else None
         self.char_max = char_max
         self.char_cache = CharCache(char_cache) if self.chars is not None and char_cache > 0 else None
-        in_dim = word_dim + upos_dim + xpos_dim + (self.chars.out_dim if self.chars else 0)
+        in_dim = word_dim + upos_dim + xpos_dim + feats_dim + (self.chars.out_dim if self.chars else 0)
         self.lstm = nn.LSTM(
             in_dim,
             lstm_dim,
@@ -420,6 +424,9 @@ class Encoder(nn.Module):
             parts.append(lookup(self.upos, batch.upos))
         if self.xpos is not None:
             parts.append(lookup(self.xpos, batch.xpos))
+        if self.feats is not None:
+            assert batch.feats is not None  # encode() fills it for vocabularies with morphology
+            parts.append(lookup(self.feats, batch.feats))
         if self.chars is not None:
             parts.append(self._char_vectors(batch, words.device, compact))
         x = dropout(torch.cat(parts, dim=-1), self.dropout.p, self.training)

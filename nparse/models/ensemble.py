@@ -21,14 +21,14 @@ from typing import Any, Iterator, Sequence
 import numpy as np
 import torch
 
-from ..io.data import Batch, Vocabs, collate, encode
+from ..io.data import ANALYSIS, Batch, Vocabs, collate, encode
 from ..io.vocab import Vocab
 from ..systems.arrays import Layout
 from ..timing import timed
 from .parser import ParserModel
 from .scorer import slot_sums
 
-INPUT_TABLES = ("words", "chars", "upos", "xpos")  # what a member reads its input with
+INPUT_TABLES = ("words", "chars", "upos", "xpos", "feats")  # what a member reads its input with
 
 
 def vocab_difference(a: Vocabs, b: Vocabs, tables: Sequence[str]) -> str | None:
@@ -93,6 +93,13 @@ def check_members(
             tags = vocab_difference(first.vocabs, model.vocabs, ("upos",))
             if tags and column_order(first.vocabs.upos, model.vocabs.upos) is None:
                 raise ValueError(f"{where} in the tags it predicts, {tags}; the members must share the tag set")
+        if (model.analyser is None) != (first.analyser is None):
+            has, lacks = (name, first_name) if model.analyser is not None else (first_name, name)
+            raise ValueError(f"{where}: {has} predicts XPOS, FEATS and lemmas and {lacks} does not; the members must agree")
+        for table in ANALYSIS if model.analyser is not None else ():
+            differ = vocab_difference(first.vocabs, model.vocabs, (table,))
+            if differ and column_order(getattr(first.vocabs, table), getattr(model.vocabs, table)) is None:
+                raise ValueError(f"{where} in the {table} it predicts, {differ}; the members must share them")
         if model.device != first.device:
             raise ValueError(f"{where}: it is on {model.device}, the first on {first.device}")
 
@@ -189,11 +196,16 @@ class EnsembleScorer:
 
 
 class EnsembleTagger:
-    """UPOS scores of an ensemble: the log of the members' mean tag probabilities."""
+    """UPOS scores of an ensemble (or, with ``head`` and ``table``, the scores of one of its
+    analysis heads: XPOS, FEATS, lemma rules): the log of the members' mean probabilities."""
 
-    def __init__(self, models: Sequence[ParserModel]):
-        self.taggers = [m.tagger for m in models if m.tagger is not None]  # all tag (check_members)
-        self.orders = [_order(models[0].vocabs.upos, m.vocabs.upos) for m in models]
+    def __init__(self, models: Sequence[ParserModel], head: str = "", table: str = "upos"):
+        self.taggers: list[torch.nn.Module] = []
+        for m in models:  # all members have the head (check_members)
+            module = m.tagger if not head else None if m.analyser is None else m.analyser[head]
+            assert module is not None
+            self.taggers.append(module)
+        self.orders = [_order(getattr(models[0].vocabs, table), getattr(m.vocabs, table)) for m in models]
 
     def __call__(self, vectors: list[torch.Tensor]) -> torch.Tensor:
         if len(self.taggers) == 1:
@@ -226,6 +238,7 @@ class EnsembleModel:
         self.own_inputs = [vocab_difference(first.vocabs, m.vocabs, INPUT_TABLES) is not None for m in self.members]
         self.scorer = EnsembleScorer(self.members, temperatures)
         self.tagger = EnsembleTagger(self.members) if first.tagger is not None else None
+        self.analyser = {name: EnsembleTagger(self.members, name, name) for name in ANALYSIS} if first.analyser is not None else None
         self.label_orders = [_order(first.vocabs.labels, m.vocabs.labels) for m in self.members]
 
     def __len__(self) -> int:

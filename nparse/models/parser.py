@@ -13,7 +13,7 @@ import torch
 from torch import nn
 
 from ..config import ModelConfig
-from ..io.data import Batch, Vocabs
+from ..io.data import ANALYSIS, Batch, Vocabs
 from ..systems.arrays import Layout
 from ..systems.base import TransitionSystem
 from ..systems.factors import factor_mask
@@ -27,7 +27,7 @@ PRECISIONS = ("fp32", "bf16", "fp16")
 
 # Keys of the ``model`` config group that shape the network (the rest are read elsewhere).
 ENCODER_KEYS = (
-    "word_dim", "upos_dim", "xpos_dim", "char_dim", "char_hidden", "char_max", "char_cache",
+    "word_dim", "upos_dim", "xpos_dim", "feats_dim", "char_dim", "char_hidden", "char_max", "char_cache",
     "lstm_dim", "lstm_layers", "lstm_dropout", "dropout", "word_dropout",
 )  # fmt: skip
 
@@ -55,6 +55,17 @@ class ParserModel(nn.Module):
                 "read gold tags; set model.upos_dim=0 (the _tagger presets do)"
             )
         self.tagger = Tagger(dim, options.tagger_hidden, len(vocabs.upos)) if options.tagger else None
+        if options.analysis and (options.xpos_dim or options.feats_dim):
+            raise ValueError(
+                "model.analysis=true predicts XPOS and FEATS: the parser must not read them as well; "
+                "set model.xpos_dim=0 model.feats_dim=0 (the _ud presets do)"
+            )
+        if options.analysis and not vocabs.morphology:
+            raise ValueError("model.analysis=true: the vocabularies have no FEATS and lemma tables (built without morphology)")
+        # XPOS, FEATS and lemma rules, each from the BiLSTM vectors as the tagger predicts UPOS
+        self.analyser = nn.ModuleDict(
+            {name: Tagger(dim, options.tagger_hidden, len(getattr(vocabs, name))) for name in ANALYSIS}
+        ) if options.analysis else None  # fmt: skip
         completion = options.completion
         self.factor_mask = factor_mask(completion.factors)
         self.precision = "fp32"  # of the encoder and tables (``set_precision``); not saved with the model
@@ -97,7 +108,9 @@ class ParserModel(nn.Module):
     def pos_inputs(self) -> tuple[str, ...]:
         """The POS columns the model reads from its input (UPOS, XPOS)."""
         return tuple(
-            name for name, table in (("UPOS", self.encoder.upos), ("XPOS", self.encoder.xpos)) if table is not None
+            name
+            for name, table in (("UPOS", self.encoder.upos), ("XPOS", self.encoder.xpos), ("FEATS", self.encoder.feats))
+            if table is not None
         )
 
     def fill_char_cache(self) -> None:

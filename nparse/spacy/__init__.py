@@ -170,7 +170,8 @@ def load(
 
 def to_sentences(doc: Doc) -> list[Sentence]:
     """The parsed Doc as nparse sentences, ready for ``write_conllu`` or aligned scoring: one per
-    spaCy sentence, with HEAD, DEPREL (``ROOT`` back to ``root``) and UPOS, the whitespace around
+    spaCy sentence, with HEAD, DEPREL (``ROOT`` back to ``root``), UPOS, XPOS (``tag_``), FEATS
+    (``morph``) and LEMMA where the Doc has them, the whitespace around
     each token in MISC as ``iter_raw`` writes it (``doc_spacing``), so that ``rebuild_text`` gives
     ``doc.text`` back, and the multiword tokens that ``nparse.spacy.load``'s tokenizer recorded
     as range lines. Whitespace tokens are no words: their text is the spacing of the words."""
@@ -194,7 +195,8 @@ def to_sentences(doc: Doc) -> list[Sentence]:
             head = 0 if t.head.i == t.i else index.get(t.head.i, 0)
             label = "root" if head == 0 else t.dep_
             misc = "_" if t.i <= skip_to else spacing_misc(*around[t.i])
-            rows.append(f"{j}\t{t.text}\t_\t{t.pos_ or '_'}\t_\t_\t{head}\t{label}\t_\t{misc}")
+            lemma, xpos, feats = t.lemma_ or "_", t.tag_ or "_", str(t.morph) or "_"
+            rows.append(f"{j}\t{t.text}\t{lemma}\t{t.pos_ or '_'}\t{xpos}\t{feats}\t{head}\t{label}\t_\t{misc}")
             if t.i > skip_to:
                 text.append(t.text + (" " if around[t.i][1] else ""))
         lines = [f"# sent_id = {k}", f"# text = {''.join(text).strip()}", *rows]

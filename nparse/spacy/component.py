@@ -2,7 +2,9 @@
 
 It parses the Doc's sentences with an nparse checkpoint and sets ``token.head`` and
 ``token.dep_`` (the root's label as spaCy writes it, ``ROOT``; the others as the treebank has
-them) and, with a model that has a tagger, ``token.pos_``. A model that reads UPOS takes
+them) and, with a model that has a tagger, ``token.pos_``; with a model that predicts the whole
+analysis (``model.analysis``, the ``*_ud`` presets) also ``token.tag_`` (XPOS), ``token.morph``
+(FEATS) and ``token.lemma_``. A model that reads UPOS takes
 ``token.pos_`` from the components before it and stops, naming the token, where there is none.
 
 Sentence boundaries that are set (a sentencizer or a parser before it, or the tokenizer of
@@ -32,6 +34,7 @@ from spacy.util import minibatch
 
 from ..api import Parser
 from ..checkpoint import checkpoint_paths
+from ..decoding.decode import lemma_of
 from ..io.conllu import Sentence, build_sentence
 from ..io.rawtext import paragraphs
 
@@ -152,6 +155,7 @@ class NparseComponent:
         heads = np.arange(n, dtype=np.int64)
         labels = ["dep"] * n
         pos = [t.pos for t in doc]
+        analysed: list[tuple[Any, str, str, str]] = []  # (token, XPOS, FEATS, lemma) of a model with model.analysis
         for kept, parse in parsed:
             if parse is None:
                 continue
@@ -162,6 +166,9 @@ class NparseComponent:
                 labels[t.i] = ROOT if h == 0 else parse.labels[j]
                 if self.tags and parse.tags is not None:
                     pos[t.i] = POS_IDS.get(parse.tags[j], pos[t.i])
+                if parse.analysis is not None:
+                    xpos, feats, rules = parse.analysis
+                    analysed.append((t, xpos[j], feats[j], lemma_of(" ".join(t.text.split()) or "_", rules[j])))
         for t in doc:  # whitespace: to the word before it in its sentence, else after it
             if t.is_space:
                 sent = t.sent
@@ -176,13 +183,16 @@ class NparseComponent:
         array[:, 1] = [strings.add(label) for label in labels]
         array[:, 2] = pos
         doc.from_array([HEAD, DEP, POS], array)  # type: ignore[arg-type]  # a uint64 array, as spaCy writes them
+        for t, xpos, feats, lemma in analysed:
+            t.tag_, t.lemma_ = xpos, lemma
+            t.set_morph(None if feats == "_" else feats)
 
 
 @Language.factory(
     "nparse",
     default_config={"model": None, "beam_size": None, "batch_size": 512, "device": "auto", "threads": None,
                     "precision": "auto"},  # fmt: skip
-    assigns=["token.head", "token.dep", "token.pos", "token.is_sent_start"],
+    assigns=["token.head", "token.dep", "token.pos", "token.tag", "token.morph", "token.lemma", "token.is_sent_start"],
 )
 def make_component(nlp: Language, name: str, model: str | None, beam_size: int | None, batch_size: int,
                    device: str, threads: int | None, precision: str) -> NparseComponent:  # fmt: skip

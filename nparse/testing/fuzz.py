@@ -291,7 +291,7 @@ def untrained_checkpoint(sents: list[Sentence], folder: Path, overrides: tuple[s
         cfg = compose(config_name="config", overrides=list(overrides))
     config = Config.composed(cfg)
     torch.manual_seed(0)
-    vocabs = Vocabs.build(sents)
+    vocabs = Vocabs.build(sents, morphology=config.model.analysis or config.model.feats_dim > 0)
     model = ParserModel(vocabs, make_system(**asdict(config.system)), config.model)
     path = folder / "untrained.pt"
     checkpoint.save_atomic(

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import math
 import random
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 
 import numpy as np
 import torch
@@ -49,7 +49,7 @@ def oracle_steps(
     for e in examples:
         gold = oracle.prepare(e.sent.heads)
         if gold is not None:
-            ready.append(Example(e.sent, e.words, e.upos, e.xpos, e.labels, gold))
+            ready.append(replace(e, gold=gold))
     model.eval()
     parts: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
     rng = random.Random(0)  # unused: the walk never explores

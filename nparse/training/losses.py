@@ -15,7 +15,7 @@ from torch.nn import functional as F
 
 from ..decoding.completion import Completion
 from ..decoding.scoring import TransitionScores
-from ..io.data import Batch
+from ..io.data import ANALYSIS, Batch
 from ..models.parser import ParserModel
 from .global_loop import GlobalRecord
 from .local import NEG_INF, Steps, as_tensor
@@ -165,16 +165,24 @@ def label_loss(model: ParserModel, vectors: torch.Tensor, batch: Batch) -> torch
 
 
 def tag_loss(model: ParserModel, vectors: torch.Tensor, batch: Batch) -> torch.Tensor:
-    """Cross-entropy of the gold UPOS of every word that has one (0 without a tagger)."""
-    if model.tagger is None:
-        return vectors.sum() * 0.0
-    gold = batch.upos.to(model.device)
-    unknown = model.vocabs.upos.index("_") if "_" in model.vocabs.upos else -1
-    mask = (gold >= 3) & (gold != unknown)
-    mask[:, 0] = False
-    if not bool(mask.any()):
-        return vectors.sum() * 0.0
-    return F.cross_entropy(model.tagger(vectors[mask]), gold[mask], reduction="sum")
+    """Cross-entropy of the gold UPOS of every word that has one (0 without a tagger), plus,
+    with ``model.analysis``, of its XPOS, FEATS and lemma rule (a rule unseen in training, or a
+    lemma "_", counts nothing; XPOS and FEATS "_" are values like any other)."""
+    total = vectors.sum() * 0.0
+    heads: list[tuple[torch.nn.Module, torch.Tensor | None, int]] = []
+    if model.tagger is not None:
+        unknown = model.vocabs.upos.index("_") if "_" in model.vocabs.upos else -1
+        heads.append((model.tagger, batch.upos, unknown))
+    if model.analyser is not None:
+        heads += [(model.analyser[name], getattr(batch, name), -1) for name in ANALYSIS]
+    for head, gold, unknown in heads:
+        assert gold is not None  # collate fills the analysis fields for vocabularies with morphology
+        gold = gold.to(model.device)
+        mask = (gold >= 3) & (gold != unknown)
+        mask[:, 0] = False
+        if bool(mask.any()):
+            total = total + F.cross_entropy(head(vectors[mask]), gold[mask], reduction="sum")
+    return total
 
 
 # Local (greedy) transition losses by ``trainer.local_loss``: (scorer, table, recorded steps) -> summed loss.

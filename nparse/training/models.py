@@ -26,7 +26,8 @@ def new_model(cfg: Config, system: TransitionSystem, train: list[Sentence], devi
     """A network of the config's sizes with vocabularies of the training sentences (and the
     pretrained vectors of ``model.pretrained``)."""
     mc = cfg.model
-    vocabs = Vocabs.build(train, lowercase=mc.lowercase)
+    morphology = mc.analysis or mc.feats_dim > 0
+    vocabs = Vocabs.build(train, lowercase=mc.lowercase, morphology=morphology, lemma_max_added=mc.lemma_max_added)
     pretrained = None
     if mc.pretrained:
         pretrained = extend_with_pretrained(vocabs, str(resolve_path(mc.pretrained, "model.pretrained")), mc.pretrained_max)

@@ -36,8 +36,8 @@ class Objective(ABC):
 
     def __init__(self, oracle: Oracle):
         self.oracle = oracle
-        # Weights of the transition and label losses on the shared encoder (trainer.*_loss_weight).
-        self.transition_weight, self.label_weight = 1.0, 1.0
+        # Weights of the transition, label and tag losses on the shared encoder (trainer.*_loss_weight).
+        self.transition_weight, self.label_weight, self.tag_weight = 1.0, 1.0, 1.0
 
     def start_epoch(self, epoch: int) -> None:
         """Called before every epoch (schedules)."""
@@ -98,7 +98,7 @@ class Greedy(Objective):
         transition, steps = self.transition_loss(model, batch, table)
         with timed("loss"):
             loss = self.transition_weight * transition
-            loss = loss + self.label_weight * label_loss(model, vectors, batch) + tag_loss(model, vectors, batch)
+            loss = loss + self.label_weight * label_loss(model, vectors, batch) + self.tag_weight * tag_loss(model, vectors, batch)
         counts = {
             "transitions": len(steps), "errors": steps.errors, "explored": steps.explored,
             "oracle": steps.oracle_seconds,
@@ -156,7 +156,7 @@ class Global(Objective):
             loss = self.transition_weight * global_loss(model.scorer, table, rec, self.settings.loss, completion)
             if model.completion is not None and model.arc_loss:
                 loss = loss + model.completion.head_loss(vectors, lengths, [e.sent.heads for e in batch.examples])
-            loss = loss + self.label_weight * label_loss(model, vectors, batch) + tag_loss(model, vectors, batch)
+            loss = loss + self.label_weight * label_loss(model, vectors, batch) + self.tag_weight * tag_loss(model, vectors, batch)
         if self.local is not None:
             local, _ = self.local.transition_loss(model, batch, table)
             loss = loss + self.local_weight * local
@@ -186,8 +186,9 @@ def build_objective(cfg: Config, oracle: Oracle, rng: random.Random) -> Objectiv
         if weight is None or not weight >= 0:
             raise ValueError(f"trainer.local_loss_weight={weight}: must be at least 0")
         objective = Global(oracle, global_settings(cfg, oracle), greedy if weight > 0 else None, weight)
-    for key in ("transition_loss_weight", "label_loss_weight"):
+    for key in ("transition_loss_weight", "label_loss_weight", "tag_loss_weight"):
         if not getattr(tc, key) >= 0:
             raise ValueError(f"trainer.{key}={getattr(tc, key)}: must be at least 0")
     objective.transition_weight, objective.label_weight = tc.transition_loss_weight, tc.label_loss_weight
+    objective.tag_weight = tc.tag_loss_weight
     return objective

@@ -117,11 +117,15 @@ def _svg(width: float, height: float, body: list[str], title: str | None) -> str
     )
 
 
-def _words(forms: Sequence[str], tags: Sequence[str] | None, xs: list[float], y: float, bad: set[int]) -> list[str]:
+def _words(
+    forms: Sequence[str], tags: Sequence[str] | None, xs: list[float], y: float, bad: set[int],
+    notes: Sequence[str] | None = None,
+) -> list[str]:  # fmt: skip
     out = []
     for i in range(1, len(forms)):
         cls = "w bad" if i in bad else "w"
-        out.append(f'<text class="{cls}" x="{xs[i]:.1f}" y="{y:.1f}" text-anchor="middle">{escape(forms[i])}</text>')
+        hover = f"<title>{escape(notes[i])}</title>" if notes and notes[i] else ""
+        out.append(f'<text class="{cls}" x="{xs[i]:.1f}" y="{y:.1f}" text-anchor="middle">{escape(forms[i])}{hover}</text>')
         if tags and tags[i] not in ("_", ""):
             out.append(f'<text class="t" x="{xs[i]:.1f}" y="{y + 15:.1f}" text-anchor="middle">{escape(tags[i])}</text>')
     return out
@@ -145,16 +149,29 @@ def tree_svg(
     labels: Sequence[str],
     tags: Sequence[str] | None = None,
     title: str | None = None,
+    notes: Sequence[str] | None = None,
 ) -> str:
-    """A tree as an SVG picture (lists indexed from 1, index 0 the root; a head of -1 is no arc)."""
+    """A tree as an SVG picture (lists indexed from 1, index 0 the root; a head of -1 is no arc);
+    ``notes``: what hovering over each word shows (its lemma, XPOS and features)."""
     xs, width = word_positions(forms, tags)
     arcs = tree_arcs(heads, labels)
     level = levels(arcs)
     top = max(level.values(), default=0) + 1
     base = top * LEVEL + 26  # room for the root's label above its arrow
     body = [_arc_paths(a, xs, base, level.get(a.dep, top), up=True) for a in arcs]
-    body += _words(forms, tags, xs, base + 18, set())
+    body += _words(forms, tags, xs, base + 18, set(), notes)
     return _svg(width, base + (36 if tags else 24), body, title)
+
+
+def word_notes(lemmas: Sequence[str], xpos: Sequence[str], feats: Sequence[str]) -> list[str] | None:
+    """Each word's hover text: "lemma walk · XPOS VBD · Mood=Ind|Tense=Past" (the parts that are
+    not '_'); None when no word has any."""
+    notes = [""]
+    for lemma, tag, morph in zip(lemmas[1:], xpos[1:], feats[1:]):
+        parts = [f"lemma {lemma}" if lemma not in ("_", "") else "", f"XPOS {tag}" if tag not in ("_", "") else "",
+                 morph if morph not in ("_", "") else ""]  # fmt: skip
+        notes.append(" · ".join(p for p in parts if p))
+    return notes if any(notes) else None
 
 
 def compare_arcs(

@@ -1,0 +1,154 @@
+"""Issue 55: the joint UD analysis under the parser (model.analysis=true): XPOS, FEATS and lemmas
+predicted from the shared BiLSTM, learned from the training file, checked and written out."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+from torch.nn import functional as F
+
+from nparse import parse as parse_cli
+from nparse.evaluate import main as eval_main
+from nparse.io.conllu import CoNLLUError, build_sentence, read_conllu
+from nparse.io.data import Vocabs, collate, encode, lemma_rules
+from nparse.io.lemma_rules import apply_rule, rule_for
+from nparse.models.parser import ParserModel
+from nparse.systems import make_system
+from nparse.training.losses import tag_loss
+
+from .conftest import EWT_DEV, model_config, run_train, treebank_files
+
+OPTIONS = dict(word_dim=20, upos_dim=0, xpos_dim=0, char_dim=8, char_hidden=10, lstm_dim=16, lstm_layers=1,
+               lstm_dropout=0.0, dropout=0.0, word_dropout=0.0, hidden=10, label_hidden=10, tagger=True,
+               tagger_hidden=12, analysis=True)  # fmt: skip
+
+
+def test_every_training_lemma_is_rebuilt_by_its_rule():
+    """The rule learned for every (form, lemma) of the bundled and shared training files gives the
+    lemma back when applied (``apply_rule``, independent of how ``rule_for`` chose it), and rules
+    generalise: one class for one inflection."""
+    files = [f for f in treebank_files("train")]
+    assert files
+    checked = 0
+    for path in files:
+        for sent in read_conllu(path):
+            for form, lemma, rule in zip(sent.forms[1:], sent.lemmas[1:], lemma_rules(sent)[1:]):
+                if lemma != "_":
+                    assert apply_rule(form, rule) == lemma, (path.name, form, lemma, rule)
+                    checked += 1
+    assert checked > 20_000
+    assert rule_for("walked", "walk") == rule_for("talked", "talk") == "L|0||2|"
+    assert rule_for("The", "the") == rule_for("the", "the")
+    assert rule_for("went", "go") == "=go"
+    assert apply_rule("Paris", rule_for("London", "London")) == "Paris"
+    assert apply_rule("a", "L|0||2|") is None  # too short for the rule
+
+
+def test_a_broken_rule_does_not_rebuild_the_lemma():
+    """The check above can fail: a rule cut one character short gives another lemma."""
+    rule = rule_for("walked", "walk")
+    casing, a, prefix, b, suffix = rule.split("|")
+    assert apply_rule("walked", "|".join([casing, a, prefix, str(int(b) - 1), suffix])) != "walk"
+
+
+def sentence(path: str, feats: str = "_", lemma: str = "cat") -> list[str]:
+    return [f"1\tcats\t{lemma}\tNOUN\tNNS\t{feats}\t0\troot\t_\t_", "2\tsleep\tsleep\tVERB\tVBP\t_\t1\tdep\t_\t_"]
+
+
+@pytest.mark.parametrize(
+    "feats,lemma,message",
+    [
+        ("Number-Plur", "cat", "FEATS 'Number-Plur': 'Number-Plur' is not Name=Value"),
+        ("Number=Plur|Case=Nom", "cat", "not sorted by name"),
+        ("_", "x" * 80, "adds 80 characters to FORM 'cats'"),
+    ],
+)  # fmt: skip
+def test_bad_feats_and_overlong_lemmas_are_refused_at_their_line(feats, lemma, message):
+    good = build_sentence("train.conllu", 1, sentence("train.conllu"), False)
+    bad = build_sentence("train.conllu", 4, ["# sent_id = 2", *sentence("train.conllu", feats, lemma)], False)
+    Vocabs.build([good], morphology=True)
+    with pytest.raises(CoNLLUError, match=f"^train.conllu:5: .*{message}"):
+        Vocabs.build([good, bad], morphology=True)
+
+
+def test_analysis_loss_adds_the_cross_entropy_of_each_column():
+    """tag_loss of an analysis model is the UPOS loss plus XPOS, FEATS and lemma rules, each over
+    the words that have a known value (a lemma '_' counts nothing)."""
+    sents = read_conllu(EWT_DEV)[:6]
+    sents[1].lemmas[2] = "_"
+    vocabs = Vocabs.build(sents, morphology=True)
+    torch.manual_seed(0)
+    model = ParserModel(vocabs, make_system("archybrid"), model_config(**OPTIONS))
+    assert model.analyser is not None
+    batch = collate([encode(s, vocabs) for s in sents])
+    vectors = model.encoder(batch)
+    expected, counted = torch.tensor(0.0), 0
+    for b, s in enumerate(sents):
+        rules = lemma_rules(s)
+        for i in range(1, len(s) + 1):
+            v = vectors[b, i][None]
+            for head, table, value in (
+                (model.tagger, vocabs.upos, s.upos[i]), (model.analyser["xpos"], vocabs.xpos, s.xpos[i]),
+                (model.analyser["feats"], vocabs.feats, s.feats[i]), (model.analyser["lemmas"], vocabs.lemmas, rules[i]),
+            ):  # fmt: skip
+                if value == "_" and table is vocabs.lemmas:
+                    continue
+                expected = expected + F.cross_entropy(head(v), torch.tensor([table.index(value)]))
+                counted += 1
+    assert counted == 4 * sum(len(s) for s in sents) - 1
+    assert torch.allclose(tag_loss(model, vectors, batch), expected, atol=1e-3)
+
+
+def test_analysis_needs_the_parser_not_to_read_what_it_predicts():
+    vocabs = Vocabs.build(read_conllu(EWT_DEV)[:3], morphology=True)
+    with pytest.raises(ValueError, match="xpos_dim=0 model.feats_dim=0"):
+        ParserModel(vocabs, make_system("archybrid"), model_config(**{**OPTIONS, "xpos_dim": 10}))
+
+
+def test_gold_feats_are_an_input_option():
+    """model.feats_dim reads the FEATS column as an embedding (research setting): a changed FEATS
+    changes the vectors, and the model says it reads FEATS."""
+    sents = read_conllu(EWT_DEV)[:4]
+    vocabs = Vocabs.build(sents, morphology=True)
+    options = {**OPTIONS, "analysis": False, "tagger": False, "upos_dim": 5, "feats_dim": 7}
+    model = ParserModel(vocabs, make_system("archybrid"), model_config(**options)).eval()
+    assert model.pos_inputs == ("UPOS", "FEATS")
+    before = model.encoder(collate([encode(s, vocabs, labels=False) for s in sents]))
+    sents[0].feats[1] = "Number=Plur" if sents[0].feats[1] != "Number=Plur" else "_"
+    after = model.encoder(collate([encode(s, vocabs, labels=False) for s in sents]))
+    assert not torch.equal(before[0], after[0]) and torch.equal(before[1:], after[1:])
+
+
+def test_the_ud_preset_writes_every_column_and_scores_them(tmp_path, capsys):
+    """One short run of +exp=archybrid_dynamic_ud (segmenter off, for time) parses untagged
+    CoNLL-U into complete CoNLL-U: UPOS, XPOS, FEATS and lemmas predicted (no '_' left where the
+    training file has values), and nparse-eval scores every column against the gold file."""
+    run = tmp_path / "run"
+    run_train(run, "+exp=archybrid_dynamic_ud", "model.segmenter=false", "data.max_train_sentences=300",
+              "trainer.epochs=1", f"data.dev={EWT_DEV}", "data.test=null", "trainer.threads=1")  # fmt: skip
+    gold = tmp_path / "gold.conllu"
+    gold.write_text("".join(c + "\n\n" for c in EWT_DEV.read_text(encoding="utf-8").split("\n\n")[:40] if c.strip()),
+                    encoding="utf-8")  # fmt: skip
+    bare = tmp_path / "bare.conllu"
+    lines = []
+    for line in gold.read_text(encoding="utf-8").splitlines():
+        cols = line.split("\t")
+        if len(cols) == 10 and cols[0].isdigit():
+            cols[2:6] = ["_"] * 4
+            cols[6:8] = ["_", "_"]
+        lines.append("\t".join(cols))
+    bare.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    out = tmp_path / "out.conllu"
+    assert parse_cli.main([f"model={run / 'best.pt'}", "device=cpu", f"input={bare}", f"output={out}"]) == 0
+    words = [line.split("\t") for line in out.read_text(encoding="utf-8").splitlines() if line[:1].isdigit()]
+    words = [w for w in words if w[0].isdigit()]
+    assert words and all(w[2] != "_" and w[3] != "_" and w[4] != "_" for w in words)
+    known = {f for s in read_conllu(EWT_DEV) for f in s.feats[1:]}  # one epoch of 300 sentences: often "_"
+    assert all(w[5] in known for w in words)
+    capsys.readouterr()
+    assert eval_main([f"gold={gold}", f"pred={out}", "json=true"]) == 0
+    import json
+
+    scores = json.loads(capsys.readouterr().out)["conll18"]
+    assert set(scores) >= {"xpos", "ufeats", "alltags", "lemmas", "clas", "mlas", "blex"}
+    assert scores["mlas"] <= scores["clas"] and scores["lemmas"] > 50.0 and scores["ufeats"] > 20.0
