@@ -152,3 +152,31 @@ def test_the_ud_preset_writes_every_column_and_scores_them(tmp_path, capsys):
     scores = json.loads(capsys.readouterr().out)["conll18"]
     assert set(scores) >= {"xpos", "ufeats", "alltags", "lemmas", "clas", "mlas", "blex"}
     assert scores["mlas"] <= scores["clas"] and scores["lemmas"] > 50.0 and scores["ufeats"] > 20.0
+
+
+def test_taggers_read_the_lower_layer_with_tag_layer():
+    """model.tag_layer=1: the taggers read the first BiLSTM layer (their scores do not move when
+    the layer above changes, the parser's table does), and training's padded BiLSTM gives the
+    vectors that parsing's packed one gives."""
+    sents = read_conllu(EWT_DEV)[:8]
+    vocabs = Vocabs.build(sents, morphology=True)
+    torch.manual_seed(0)
+    options = {**OPTIONS, "lstm_layers": 2, "tag_layer": 1}
+    model = ParserModel(vocabs, make_system("archybrid"), model_config(**options)).eval()
+    assert model.encoder.upper is not None
+    batch = collate([encode(s, vocabs) for s in sents])
+    with torch.no_grad():
+        vectors, table = model.encode(batch)
+        assert vectors.shape[-1] == model.encoder.out_dim + model.encoder.tag_dim
+        tags = model.tagger(vectors)
+        lemmas = model.analyser["lemmas"](vectors)
+        for p in model.encoder.upper.parameters():
+            p.add_(0.5)
+        moved, moved_table = model.encode(batch)
+    assert torch.equal(tags, model.tagger(moved)) and torch.equal(lemmas, model.analyser["lemmas"](moved))
+    assert not torch.allclose(table, moved_table)
+    padded = model.encoder(batch)  # gradients on, on CPU: training's padded BiLSTM
+    real = batch.real_mask()
+    assert torch.allclose(padded[real], moved[real], atol=1e-5)
+    with pytest.raises(ValueError, match="model.tag_layer=2"):
+        ParserModel(vocabs, make_system("archybrid"), model_config(**{**options, "tag_layer": 2}))

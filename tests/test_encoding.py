@@ -148,10 +148,11 @@ def test_compact_encoding_is_the_padded_one_without_padding(tiny_run):
         assert starts.tolist() == np.searchsorted(rows.numpy(), np.arange(len(sents)) * batch.width).tolist()  # roots
 
 
-@pytest.mark.parametrize("system", ["archybrid", "twoplanar"])
-def test_parses_from_compact_rows_equal_the_padded_ones(system, monkeypatch):
+@pytest.mark.parametrize("system,analysis", [("archybrid", False), ("twoplanar", False), ("archybrid", True)])
+def test_parses_from_compact_rows_equal_the_padded_ones(system, analysis, monkeypatch):
     """Greedy, beam 4 with 3-best, labels, tags and scores: decoding from compact rows gives
-    what the padded layout gives (a model with a tagger, random weights)."""
+    what the padded layout gives (a model with a tagger, random weights; ``analysis``: with the
+    whole analysis read from the first of the two BiLSTM layers, ``model.tag_layer=1``)."""
     from nparse.decoding import decode
     from nparse.decoding.settings import DecodeSettings
     from nparse.io.conllu import read_conllu
@@ -164,8 +165,10 @@ def test_parses_from_compact_rows_equal_the_padded_ones(system, monkeypatch):
     sents = read_conllu(EWT_DEV)[:60]
     torch.manual_seed(1)
     options = dict(word_dim=20, upos_dim=0, xpos_dim=0, char_dim=8, char_hidden=10, lstm_dim=16, lstm_layers=2,
-                   hidden=10, label_hidden=10, tagger=True, tagger_hidden=12)  # fmt: skip
-    model = ParserModel(Vocabs.build(sents), make_system(system), model_config(**options)).eval()
+                   hidden=10, label_hidden=10, tagger=True, tagger_hidden=12, analysis=analysis,
+                   tag_layer=int(analysis))  # fmt: skip
+    vocabs = Vocabs.build(sents, morphology=analysis)
+    model = ParserModel(vocabs, make_system(system), model_config(**options)).eval()
     assert decode.compact_rows(model)
     for settings in (DecodeSettings(batch_size=16), DecodeSettings(decoder="beam", beam_size=4, nbest=3, batch_size=64)):
         settings = settings.normalised()
@@ -175,6 +178,7 @@ def test_parses_from_compact_rows_equal_the_padded_ones(system, monkeypatch):
             padded_parses = decode.decode_sentences(model, sents, settings)
         assert compact == padded_parses
         assert all(p.tags is not None for ps in compact for p in ps)
+        assert all((p.analysis is not None) == analysis for ps in compact for p in ps)
         assert settings.nbest == 1 or max(len(ps) for ps in compact) > 1  # several distinct trees
 
 

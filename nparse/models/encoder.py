@@ -313,6 +313,7 @@ class Encoder(nn.Module):
         lstm_dropout: float = 0.0,
         dropout: float = 0.0,
         word_dropout: float = 0.25,
+        tag_layer: int = 0,
         pretrained: torch.Tensor | None = None,
     ):
         super().__init__()
@@ -334,15 +335,26 @@ class Encoder(nn.Module):
         self.char_max = char_max
         self.char_cache = CharCache(char_cache) if self.chars is not None and char_cache > 0 else None
         in_dim = word_dim + upos_dim + xpos_dim + feats_dim + (self.chars.out_dim if self.chars else 0)
+        if not 0 <= tag_layer < lstm_layers:
+            raise ValueError(f"model.tag_layer={tag_layer}: 0 (the top) or a lower layer, 1 to {lstm_layers - 1}")
+        lower = tag_layer or lstm_layers
         self.lstm = nn.LSTM(
             in_dim,
             lstm_dim,
-            num_layers=lstm_layers,
+            num_layers=lower,
             batch_first=True,
             bidirectional=True,
-            dropout=lstm_dropout if lstm_layers > 1 else 0.0,
+            dropout=lstm_dropout if lower > 1 else 0.0,
         )
-        self.out_dim = 2 * lstm_dim
+        # With model.tag_layer, the layers above the one the taggers read are a second LSTM.
+        upper = lstm_layers - lower
+        self.upper = nn.LSTM(
+            2 * lstm_dim, lstm_dim, num_layers=upper, batch_first=True, bidirectional=True,
+            dropout=lstm_dropout if upper > 1 else 0.0,
+        ) if upper else None  # fmt: skip
+        self.lstm_dropout = lstm_dropout
+        self.out_dim = 2 * lstm_dim  # what the parser reads
+        self.tag_dim = 2 * lstm_dim  # what the taggers read: the last tag_dim columns of the output
         counts = torch.tensor(vocabs.words.counts, dtype=torch.float)
         drop = word_dropout / (word_dropout + counts) if word_dropout > 0 else torch.zeros_like(counts)
         drop[:3] = 0.0  # never drop padding, unknown or root
@@ -430,23 +442,43 @@ class Encoder(nn.Module):
         if self.chars is not None:
             parts.append(self._char_vectors(batch, words.device, compact))
         x = dropout(torch.cat(parts, dim=-1), self.dropout.p, self.training)
+        lengths = batch.lengths
         if compact and bf16_cpu_inference(x) and not self.training:
-            index, real = padded_index(batch.lengths)
-            out = bucketed_bilstm(self.lstm, torch.cat([x, x.new_zeros((1, x.shape[1]))])[index.to(x.device)], batch.lengths)
+            index, real = padded_index(lengths)
+            out = self.stacked(lambda lstm, y: bucketed_bilstm(lstm, y, lengths),
+                               torch.cat([x, x.new_zeros((1, x.shape[1]))])[index.to(x.device)])  # fmt: skip
             return out[real.to(x.device)]
         if compact:
-            packed, rows = packed_rows(x, batch.lengths)
-            out, _ = run_lstm(self.lstm, packed)
-            return dropout(out.data[torch.from_numpy(np.argsort(rows)).to(out.data.device)], self.dropout.p, self.training)
+            packed, rows = packed_rows(x, lengths)
+            out = self.stacked(lambda lstm, y: run_lstm(lstm, y)[0], packed)
+            order = torch.from_numpy(np.argsort(rows)).to(packed.data.device)
+            return dropout(out.data[order], self.dropout.p, self.training)
         if torch.is_grad_enabled() and x.device.type == "cpu":  # CPU training: ``padded_bilstm``
-            return dropout(padded_bilstm(self.lstm, x, batch.lengths), self.dropout.p, self.training)
+            return dropout(self.stacked(lambda lstm, y: padded_bilstm(lstm, y, lengths), x), self.dropout.p, self.training)
         if bf16_cpu_inference(x) and not self.training:  # as the compact rows, padding zero
-            real = (torch.arange(x.shape[1])[None, :] < batch.lengths[:, None]).to(x.device)
-            return bucketed_bilstm(self.lstm, x, batch.lengths) * real[:, :, None]
-        packed = pack_padded_sequence(x, batch.lengths, batch_first=True, enforce_sorted=False)
-        out, _ = run_lstm(self.lstm, packed)  # without gradients: as parsing computes it (bf16 copies)
+            real = (torch.arange(x.shape[1])[None, :] < lengths[:, None]).to(x.device)
+            return self.stacked(lambda lstm, y: bucketed_bilstm(lstm, y, lengths), x) * real[:, :, None]
+        packed = pack_padded_sequence(x, lengths, batch_first=True, enforce_sorted=False)
+        # without gradients: as parsing computes it (bf16 copies)
+        out = self.stacked(lambda lstm, y: run_lstm(lstm, y)[0], packed)
         out, _ = pad_packed_sequence(out, batch_first=True, total_length=batch.width)
         return dropout(out, self.dropout.p, self.training)
+
+    def stacked(self, run: Callable, x):
+        """``run(lstm, x)`` through the BiLSTM; with ``model.tag_layer``, through the lower and
+        the upper LSTM (dropout between, as between layers), returning the top layer's vectors
+        with the lower layer's (what the taggers read) after them: [..., out_dim + tag_dim].
+        ``x`` and the result are in ``run``'s layout: a padded tensor or a PackedSequence."""
+        lower = run(self.lstm, x)
+        if self.upper is None:
+            return lower
+        packed = isinstance(lower, PackedSequence)
+        data = lower.data if packed else lower
+        between = dropout(data, self.lstm_dropout, self.training)
+        top = run(self.upper, lower._replace(data=between) if packed else between)
+        if packed:
+            return top._replace(data=torch.cat([top.data, data], -1))
+        return torch.cat([top, data], -1)
 
 
 def padded_index(lengths: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:

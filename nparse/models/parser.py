@@ -28,7 +28,7 @@ PRECISIONS = ("fp32", "bf16", "fp16")
 # Keys of the ``model`` config group that shape the network (the rest are read elsewhere).
 ENCODER_KEYS = (
     "word_dim", "upos_dim", "xpos_dim", "feats_dim", "char_dim", "char_hidden", "char_max", "char_cache",
-    "lstm_dim", "lstm_layers", "lstm_dropout", "dropout", "word_dropout",
+    "lstm_dim", "lstm_layers", "lstm_dropout", "dropout", "word_dropout", "tag_layer",
 )  # fmt: skip
 
 
@@ -54,7 +54,8 @@ class ParserModel(nn.Module):
                 f"model.tagger=true with model.upos_dim={options.upos_dim}: a parser with a tagger must not "
                 "read gold tags; set model.upos_dim=0 (the _tagger presets do)"
             )
-        self.tagger = Tagger(dim, options.tagger_hidden, len(vocabs.upos)) if options.tagger else None
+        tag_dim = self.encoder.tag_dim
+        self.tagger = Tagger(tag_dim, options.tagger_hidden, len(vocabs.upos)) if options.tagger else None
         if options.analysis and (options.xpos_dim or options.feats_dim):
             raise ValueError(
                 "model.analysis=true predicts XPOS and FEATS: the parser must not read them as well; "
@@ -64,11 +65,13 @@ class ParserModel(nn.Module):
             raise ValueError("model.analysis=true: the vocabularies have no FEATS and lemma tables (built without morphology)")
         # XPOS, FEATS and lemma rules, each from the BiLSTM vectors as the tagger predicts UPOS
         self.analyser = nn.ModuleDict(
-            {name: Tagger(dim, options.tagger_hidden, len(getattr(vocabs, name))) for name in ANALYSIS}
+            {name: Tagger(tag_dim, options.tagger_hidden, len(getattr(vocabs, name))) for name in ANALYSIS}
         ) if options.analysis else None  # fmt: skip
         completion = options.completion
         self.factor_mask = factor_mask(completion.factors)
         self.precision = "fp32"  # of the encoder and tables (``set_precision``); not saved with the model
+        if self.factor_mask and options.tag_layer:
+            raise ValueError("model.tag_layer: not with the completion model (its factors read every column of the vectors)")
         self.completion = FactorScorer(dim, self.factor_mask, completion.hidden) if self.factor_mask else None
         # The first-order factor also learns to select heads, so that decoder=mst can use it alone.
         self.arc_loss = self.has_arc_factor and completion.arc_loss
@@ -127,8 +130,13 @@ class ParserModel(nn.Module):
         with timed("encoder"), self.autocast():
             vectors = self.encoder(batch.to(self.device), compact=compact)
             lengths = None if compact else batch.lengths  # compact rows are all real
-            table = self.scorer.table(vectors, lengths).float() if with_table else None
+            table = self.scorer.table(self.parser_part(vectors), lengths).float() if with_table else None
         return vectors.float(), table
+
+    def parser_part(self, vectors: torch.Tensor) -> torch.Tensor:
+        """The columns of the encoder's vectors that the parser reads: the top layer's (with
+        ``model.tag_layer`` the taggers' lower layer follows them, ``Encoder.stacked``)."""
+        return vectors if self.encoder.upper is None else vectors[..., : self.encoder.out_dim]
 
     def label_scores(
         self, vectors: torch.Tensor, heads: Sequence[int] | np.ndarray, deps: Sequence[int] | np.ndarray
@@ -138,6 +146,7 @@ class ParserModel(nn.Module):
         labelling EWT test took 51 ms less of the default model's 476 ms, at the same test LAS
         (within 0.02 on three treebanks); the loss keeps float32."""
         arc_heads, arc_deps = torch.as_tensor(heads, device=self.device), torch.as_tensor(deps, device=self.device)
+        vectors = self.parser_part(vectors)
         if torch.is_grad_enabled():
             return self.labeler(vectors, arc_heads, arc_deps)
         with self.autocast():

@@ -102,9 +102,11 @@ class Tagger(nn.Module):
 
     def __init__(self, in_dim: int, hidden: int, n_tags: int):
         super().__init__()
+        self.in_dim = in_dim
         self.hidden = nn.Linear(in_dim, hidden)
         self.out = nn.Linear(hidden, n_tags)
 
     def forward(self, vectors: torch.Tensor) -> torch.Tensor:
-        """Tag scores [..., n_tags] for every vector."""
-        return self.out(torch.tanh(self.hidden(vectors)))
+        """Tag scores [..., n_tags] for every vector: of its last ``in_dim`` columns, the lower
+        layer's with ``model.tag_layer`` (``Encoder.stacked``), all of them otherwise."""
+        return self.out(torch.tanh(self.hidden(vectors[..., -self.in_dim :])))
