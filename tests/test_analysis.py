@@ -180,3 +180,65 @@ def test_taggers_read_the_lower_layer_with_tag_layer():
     assert torch.allclose(padded[real], moved[real], atol=1e-5)
     with pytest.raises(ValueError, match="model.tag_layer=2"):
         ParserModel(vocabs, make_system("archybrid"), model_config(**{**options, "tag_layer": 2}))
+
+
+def test_an_ensemble_of_analysis_models_writes_the_members_mean_analysis(tmp_path):
+    """Two analysis models parse as one ensemble: XPOS, FEATS and lemma rules from the members'
+    mean probabilities (one member alone gives its own), and a member without the analysis is
+    refused, named."""
+    import nparse
+    from nparse.testing.fuzz import untrained_checkpoint
+
+    from nparse import checkpoint
+
+    sents = read_conllu(EWT_DEV)[:200]
+    a = untrained_checkpoint(sents, (tmp_path / "a").resolve(), ("+exp=archybrid_dynamic_ud",))
+    state = checkpoint.load(a)
+    generator = torch.Generator().manual_seed(3)
+    for key, value in state["model"].items():
+        if key.startswith("analyser."):  # another member: the same network with other analysis weights
+            state["model"][key] = value + torch.randn(value.shape, generator=generator)
+    b = tmp_path / "b.pt"
+    checkpoint.save_atomic(state, b)
+    plain = tmp_path / "c"
+    plain.mkdir()
+    c = untrained_checkpoint(sents, plain, ("+exp=archybrid_dynamic_tagger",))
+    parses = {}
+    for name, members in (("a", [a]), ("b", [b]), ("ab", [a, b])):
+        parses[name] = [p[0].analysis for p in nparse.load(members, device="cpu", precision="fp32").parse_nbest(sents[:20])]
+    assert parses["a"] == [p[0].analysis for p in nparse.load(a, device="cpu", precision="fp32").parse_nbest(sents[:20])]
+    assert parses["a"] != parses["b"] and parses["ab"] not in (parses["a"], parses["b"])
+    with pytest.raises(ValueError, match="predicts XPOS, FEATS and lemmas"):
+        nparse.load([a, c], device="cpu", precision="fp32")
+
+
+def test_factored_feats_learn_and_compose_feature_by_feature():
+    """model.feats_factored: the loss is each feature's cross-entropy over its own columns, and
+    decoding composes the best value of each feature into a sorted FEATS value, which may be a
+    combination never seen whole in training."""
+    from nparse.decoding.decode import factored_feats
+    from nparse.io.feats import FeatureTables
+    from nparse.training.losses import feature_loss
+
+    tables = FeatureTables.build(["Case=Nom|Number=Sing", "Number=Plur", "Case=Acc", "_"])
+    assert tables.names == ["Case", "Number"] and tables.offsets == [0, 3, 6]
+    scores = torch.full((2, 6), -5.0)
+    scores[0, [tables.index["Case"]["Acc"], tables.offsets[1] + tables.index["Number"]["Plur"]]] = 5.0
+    scores[1, [0, 3]] = 5.0  # nothing set
+    assert factored_feats(scores, tables) == ["Case=Acc|Number=Plur", "_"]  # Case=Acc|Number=Plur never seen whole
+    assert tables.gold("Case=Acc|Number=Plur") == [1, 1] and tables.gold("Case=Dat")[0] == FeatureTables.IGNORE
+    sents = read_conllu(EWT_DEV)[:6]
+    vocabs = Vocabs.build(sents, morphology=True)
+    torch.manual_seed(0)
+    model = ParserModel(vocabs, make_system("archybrid"), model_config(**{**OPTIONS, "feats_factored": True}))
+    batch = collate([encode(s, vocabs) for s in sents])
+    vectors = model.encoder(batch)
+    expected = torch.tensor(0.0)
+    offsets = vocabs.features.offsets
+    for b, s in enumerate(sents):
+        for i in range(1, len(s) + 1):
+            row = model.analyser["feats"](vectors[b, i])
+            for k, value in enumerate(vocabs.features.gold(s.feats[i])):
+                part = row[offsets[k] : offsets[k + 1]]
+                expected = expected - torch.log_softmax(part, -1)[value]
+    assert torch.allclose(feature_loss(model, vectors, batch), expected, atol=1e-3)

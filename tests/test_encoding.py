@@ -166,7 +166,7 @@ def test_parses_from_compact_rows_equal_the_padded_ones(system, analysis, monkey
     torch.manual_seed(1)
     options = dict(word_dim=20, upos_dim=0, xpos_dim=0, char_dim=8, char_hidden=10, lstm_dim=16, lstm_layers=2,
                    hidden=10, label_hidden=10, tagger=True, tagger_hidden=12, analysis=analysis,
-                   tag_layer=int(analysis))  # fmt: skip
+                   tag_layer=int(analysis), feats_factored=analysis)  # fmt: skip
     vocabs = Vocabs.build(sents, morphology=analysis)
     model = ParserModel(vocabs, make_system(system), model_config(**options)).eval()
     assert decode.compact_rows(model)

@@ -19,6 +19,7 @@ from tqdm import tqdm
 
 from ..io.conllu import Sentence, with_comments
 from ..io.data import ANALYSIS, Batch, bucket_batches, collate, encode
+from ..io.feats import FeatureTables
 from ..io.lemma_rules import apply_rule
 from ..runtime import collector_paused
 from ..systems.base import NONE, single_rooted
@@ -216,9 +217,13 @@ def predicted_analysis(
         return [None] * len(lengths)
     rows = torch.from_numpy(np.concatenate([np.arange(s + 1, s + n + 1) for s, n in zip(starts.tolist(), lengths)]))
     columns = []
+    features = model.vocabs.features if model.members[0].options.feats_factored else None
     for name in ANALYSIS:
         scores = analyser[name](vectors)  # every row, as ``predicted_tags`` (an ensemble's vectors are a list)
         scores = scores.reshape(-1, scores.shape[-1])[rows.to(scores.device)].float()
+        if name == "feats" and features is not None:
+            columns.append(factored_feats(scores, features))
+            continue
         scores[:, :3] = float("-inf")
         itos = getattr(model.vocabs, name).itos
         columns.append(list(map(itos.__getitem__, scores.argmax(-1).tolist())))
@@ -228,6 +233,14 @@ def predicted_analysis(
         out.append(tuple(["<root>", *column[k : k + n]] for column in columns))  # type: ignore[arg-type]
         k += n
     return out
+
+
+def factored_feats(scores: torch.Tensor, features: FeatureTables) -> list[str]:
+    """Each word's FEATS from its scores of every feature's values (``model.feats_factored``):
+    the best value of each feature, "not set" included."""
+    offsets = features.offsets
+    chosen = torch.stack([scores[:, offsets[k] : offsets[k + 1]].argmax(-1) for k in range(len(offsets) - 1)], -1)
+    return [features.compose(row) for row in chosen.tolist()] if len(offsets) > 1 else ["_"] * len(scores)
 
 
 def parsed_sentence(sent: Sentence, parse: Parse) -> Sentence:

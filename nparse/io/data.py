@@ -11,7 +11,7 @@ import numpy as np
 import torch
 
 from .conllu import CoNLLUError, Sentence
-from .feats import feats_problem
+from .feats import FeatureTables, feats_problem
 from .lemma_rules import LemmaError, rule_for
 from .vocab import ROOT, Vocab, normalize, normalize_all
 
@@ -34,6 +34,7 @@ class Vocabs:
     feats: Vocab = field(default_factory=Vocab)
     lemmas: Vocab = field(default_factory=Vocab)
     lemma_max_added: int = 64  # a lemma rule may add at most this many characters (``lemma_rules.rule_for``)
+    features: FeatureTables = field(default_factory=FeatureTables)  # FEATS per feature (model.feats_factored)
 
     @classmethod
     def build(
@@ -49,6 +50,7 @@ class Vocabs:
         vocabs = cls(words, chars, upos, xpos, labels, lowercase, lemma_max_added=lemma_max_added)
         if morphology:
             vocabs.feats = Vocab.build(checked_feats(sentences))
+            vocabs.features = FeatureTables.build(vocabs.feats.itos[3:])
             vocabs.lemmas = Vocab.build(r for s in sentences for r in lemma_rules(s, lemma_max_added)[1:] if r != "_")
         return vocabs
 
@@ -59,13 +61,15 @@ class Vocabs:
 
     def state_dict(self) -> dict:
         tables = {k: getattr(self, k).state_dict() for k in TABLES}
-        return {**tables, "lowercase": self.lowercase, "lemma_max_added": self.lemma_max_added}
+        return {**tables, "lowercase": self.lowercase, "lemma_max_added": self.lemma_max_added,
+                "features": self.features.state_dict()}  # fmt: skip
 
     @classmethod
     def from_state(cls, state: dict) -> "Vocabs":
         """The tables as saved; a checkpoint written before FEATS and lemmas were learned has none."""
         tables = {k: Vocab.from_state(state[k]) for k in TABLES if k in state}
-        return cls(**tables, lowercase=state["lowercase"], lemma_max_added=state.get("lemma_max_added", 64))
+        features = FeatureTables.from_state(state["features"]) if "features" in state else FeatureTables()
+        return cls(**tables, lowercase=state["lowercase"], lemma_max_added=state.get("lemma_max_added", 64), features=features)
 
 
 def checked_feats(sentences: Sequence[Sentence]) -> list[str]:
@@ -106,6 +110,7 @@ class Example:
     gold: object | None = None  # what the oracle prepared
     feats: list[int] = field(default_factory=list)  # FEATS indices (a model with morphology tables)
     lemmas: list[int] = field(default_factory=list)  # gold lemma-rule indices (training a lemmatizer)
+    features: list[list[int]] = field(default_factory=list)  # gold value per feature (``FeatureTables.gold``)
 
     def __len__(self) -> int:
         return len(self.words) - 1
@@ -123,6 +128,7 @@ def encode(sent: Sentence, vocabs: Vocabs, labels: bool = True) -> Example:
         if labels and sent.lemmas:
             example.lemmas = vocabs.lemmas.indices(lemma_rules(sent, vocabs.lemma_max_added))
             example.lemmas[0] = vocabs.lemmas.index(ROOT)
+            example.features = [[FeatureTables.IGNORE] * len(vocabs.features.names), *map(vocabs.features.gold, sent.feats[1:])]
     return example
 
 
@@ -138,6 +144,7 @@ class Batch:
     forms: list[list[str]] = field(default_factory=list)  # raw forms (with the root) for the char model
     feats: torch.Tensor | None = None  # [B, T] FEATS indices (a model with morphology tables)
     lemmas: torch.Tensor | None = None  # [B, T] gold lemma-rule indices (training a lemmatizer)
+    features: torch.Tensor | None = None  # [B, T, F] gold value per feature (``FeatureTables.IGNORE`` where none)
 
     @property
     def width(self) -> int:
@@ -163,6 +170,7 @@ class Batch:
             self.forms,
             None if self.feats is None else self.feats.to(device),
             None if self.lemmas is None else self.lemmas.to(device),
+            None if self.features is None else self.features.to(device),
         )
 
 
@@ -193,7 +201,16 @@ def collate(examples: list[Example]) -> Batch:
         [[ROOT] + e.sent.forms[1:] for e in examples],
         padded([e.feats for e in examples], width) if examples[0].feats else None,
         padded([e.lemmas for e in examples], width) if examples[0].lemmas else None,
+        padded_features([e.features for e in examples], width) if examples[0].features else None,
     )
+
+
+def padded_features(rows: list[list[list[int]]], width: int) -> torch.Tensor:
+    """[B, width, F] gold feature values, padding ``FeatureTables.IGNORE``."""
+    out = np.full((len(rows), width, len(rows[0][0])), FeatureTables.IGNORE, dtype=np.int64)
+    for b, row in enumerate(rows):
+        out[b, : len(row)] = row
+    return torch.from_numpy(out)
 
 
 def bucket_batches(

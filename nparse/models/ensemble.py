@@ -93,6 +93,8 @@ def check_members(
             tags = vocab_difference(first.vocabs, model.vocabs, ("upos",))
             if tags and column_order(first.vocabs.upos, model.vocabs.upos) is None:
                 raise ValueError(f"{where} in the tags it predicts, {tags}; the members must share the tag set")
+        if len(models) > 1 and (model.options.feats_factored or first.options.feats_factored):
+            raise ValueError(f"{where}: a model with model.feats_factored=true cannot be averaged (one softmax per feature)")
         if (model.analyser is None) != (first.analyser is None):
             has, lacks = (name, first_name) if model.analyser is not None else (first_name, name)
             raise ValueError(f"{where}: {has} predicts XPOS, FEATS and lemmas and {lacks} does not; the members must agree")

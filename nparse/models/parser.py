@@ -65,7 +65,8 @@ class ParserModel(nn.Module):
             raise ValueError("model.analysis=true: the vocabularies have no FEATS and lemma tables (built without morphology)")
         # XPOS, FEATS and lemma rules, each from the BiLSTM vectors as the tagger predicts UPOS
         self.analyser = nn.ModuleDict(
-            {name: Tagger(tag_dim, options.tagger_hidden, len(getattr(vocabs, name))) for name in ANALYSIS}
+            {name: Tagger(tag_dim, options.tagger_hidden, len(getattr(vocabs, name)
+                          if name != "feats" or not options.feats_factored else vocabs.features)) for name in ANALYSIS}
         ) if options.analysis else None  # fmt: skip
         completion = options.completion
         self.factor_mask = factor_mask(completion.factors)

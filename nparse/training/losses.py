@@ -16,6 +16,7 @@ from torch.nn import functional as F
 from ..decoding.completion import Completion
 from ..decoding.scoring import TransitionScores
 from ..io.data import ANALYSIS, Batch
+from ..io.feats import FeatureTables
 from ..models.parser import ParserModel
 from .global_loop import GlobalRecord
 from .local import NEG_INF, Steps, as_tensor
@@ -173,8 +174,11 @@ def tag_loss(model: ParserModel, vectors: torch.Tensor, batch: Batch) -> torch.T
     if model.tagger is not None:
         unknown = model.vocabs.upos.index("_") if "_" in model.vocabs.upos else -1
         heads.append((model.tagger, batch.upos, unknown))
+    factored = model.analyser is not None and model.options.feats_factored
     if model.analyser is not None:
-        heads += [(model.analyser[name], getattr(batch, name), -1) for name in ANALYSIS]
+        heads += [(model.analyser[name], getattr(batch, name), -1) for name in ANALYSIS if not (factored and name == "feats")]
+    if factored:
+        total = total + feature_loss(model, vectors, batch)
     for head, gold, unknown in heads:
         assert gold is not None  # collate fills the analysis fields for vocabularies with morphology
         gold = gold.to(model.device)
@@ -182,6 +186,22 @@ def tag_loss(model: ParserModel, vectors: torch.Tensor, batch: Batch) -> torch.T
         mask[:, 0] = False
         if bool(mask.any()):
             total = total + F.cross_entropy(head(vectors[mask]), gold[mask], reduction="sum")
+    return total
+
+
+def feature_loss(model: ParserModel, vectors: torch.Tensor, batch: Batch) -> torch.Tensor:
+    """``model.feats_factored``: the cross-entropy of each feature's gold value (or "not set")
+    over its own columns of the FEATS head, for every word (a value never seen counts nothing)."""
+    assert model.analyser is not None and batch.features is not None
+    gold = batch.features.to(model.device)
+    mask = batch.real_mask().to(model.device)
+    mask[:, 0] = False
+    scores, gold = model.analyser["feats"](vectors[mask]), gold[mask]
+    offsets = model.vocabs.features.offsets
+    total = vectors.sum() * 0.0
+    for k in range(len(offsets) - 1):
+        part = scores[:, offsets[k] : offsets[k + 1]]
+        total = total + F.cross_entropy(part, gold[:, k], ignore_index=FeatureTables.IGNORE, reduction="sum")
     return total
 
 
