@@ -11,6 +11,8 @@ import pytest
 from nparse.eval import significance
 from nparse.io.conllu import read_conllu, write_conllu
 
+from .conftest import EWT_DEV
+
 SENTENCE = """\
 1\tWe\twe\tPRON\t_\t_\t2\tnsubj\t_\t_
 2\tparse\tparse\tVERB\t_\t_\t0\troot\t_\t_
@@ -72,3 +74,23 @@ def test_compare_files_refuses_predictions_of_other_words(tmp_path):
     short.write_text("\n".join(lines[:-1]) + "\n\n")
     with pytest.raises(CoNLLUError, match=f"{short}:.*words differ"):
         significance.compare_files(gold, [short], [tmp_path / "a.conllu"], samples=100)
+
+
+def test_conll18_metrics_are_counted_per_sentence_as_the_scorer_counts_them():
+    """Per-sentence counts of a CoNLL 2018 metric add up to what ``aligned_scores`` counts on the
+    whole file (MLAS over the gold content words, Lemmas over every word)."""
+    from nparse.eval.aligned import aligned_scores
+    from nparse.eval.significance import correct_per_sentence, totals_per_sentence
+
+    gold = read_conllu(EWT_DEV)[:80]
+    pred = read_conllu(EWT_DEV)[:80]
+    for k, s in enumerate(pred):
+        for i in range(1, len(s) + 1):
+            if (k + i) % 4 == 0:
+                s.lemmas[i] = s.forms[i]
+                s.upos[i] = "X"
+    whole = aligned_scores(gold, pred)
+    for metric in ("lemmas", "mlas", "upos"):
+        assert correct_per_sentence(gold, pred, metric).sum() == whole[metric].correct
+        assert totals_per_sentence(gold, metric).sum() == whole[metric].gold
+    assert whole["mlas"].correct < whole["mlas"].gold

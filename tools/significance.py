@@ -1,4 +1,4 @@
-"""Paired bootstrap test over sentences: is system B's LAS (or UAS) better than system A's?
+"""Paired bootstrap test over sentences: is system B's LAS (or UAS, or a CoNLL 2018 metric) better than A's?
 
     python tools/significance.py GOLD.conllu --a A.conllu [A2.conllu ...] --b B.conllu [B2.conllu ...]
                                  [--metric las|uas] [--samples 10000] [--seed 1]
@@ -15,7 +15,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from nparse.eval.significance import compare_files, label_accuracy_on_shared_heads
+from nparse.eval.significance import METRICS, compare_files, label_accuracy_on_shared_heads
 from nparse.io.conllu import read_conllu
 
 
@@ -24,7 +24,8 @@ def main() -> None:
     ap.add_argument("gold", type=Path)
     ap.add_argument("--a", nargs="+", type=Path, required=True)
     ap.add_argument("--b", nargs="+", type=Path, required=True)
-    ap.add_argument("--metric", choices=("las", "uas"), default="las")
+    ap.add_argument("--metric", choices=METRICS, default="las",
+                    help="las, uas, or a CoNLL 2018 metric (clas, mlas, blex: recall over the gold content words)")
     ap.add_argument("--samples", type=int, default=10000)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--labels", action="store_true", help="also label accuracy on the words both attach right")
