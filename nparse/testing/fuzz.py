@@ -19,7 +19,10 @@ skipping non-trees, the oracle's preparation). Each outcome must be
 
 Anything else (another exception, a message without file:line, a wrong result, more than
 ``--timeout`` seconds) is a failure: printed with its case, and the exit status is 1. The model
-is an untrained one (valid output must not depend on training), built once per run.
+is an untrained one (valid output must not depend on training), built once per run; every
+other case is parsed by a model with the whole analysis (``+exp=archybrid_dynamic_ud``), whose
+output must also hold a lemma and a well-formed FEATS value for every word, and whose training
+loader checks LEMMA and FEATS.
 """
 
 from __future__ import annotations
@@ -50,6 +53,7 @@ from .. import parse as parse_cli
 from ..api import Parser
 from ..io.conllu import CoNLLUError, Sentence, read_conllu, read_text, read_utf8, sniff_format, tree_problem
 from ..io.data import Vocabs
+from ..io.feats import feats_problem
 from ..models.parser import ParserModel
 from ..paths import CONF_DIR, PROJECT_ROOT
 from ..systems import make_oracle, make_system
@@ -97,6 +101,18 @@ def columns(lines: Lines, rng: random.Random) -> bytes:
     else:
         cols = cols[: rng.randrange(1, 4)]
     lines[k] = "\t".join(cols)
+    return text(lines)
+
+
+def morphology(lines: Lines, rng: random.Random) -> bytes:
+    """LEMMA or FEATS broken or odd: what a model with the whole analysis learns from and rewrites."""
+    k = pick_word(lines, rng)
+    if rng.random() < 0.5:
+        lines[k] = set_col(lines[k], 2, rng.choice(["", "_", "x" * 300, "two words", "\u00a0", "<root>"]))
+    else:
+        bad = ["", "Case", "Case=", "=Nom", "case=Nom", "Number=Sing|Case=Nom", "Case=Nom|Case=Acc", "Case=Nom|",
+               "Case=Nom,Acc", "Number[psor]=Sing", "X" * 300 + "=Y", "_|Case=Nom"]  # fmt: skip
+        lines[k] = set_col(lines[k], 5, rng.choice(bad))
     return text(lines)
 
 
@@ -252,6 +268,7 @@ def lone_cr(lines: Lines, rng: random.Random) -> bytes:
 
 CLASSES: dict[str, Callable[[Lines, random.Random], bytes]] = {
     "columns": columns,
+    "morphology": morphology,
     "heads": heads,
     "deprels": deprels,
     "ids": ids,
@@ -355,17 +372,30 @@ def check_read(sents: list[Sentence], want: tuple[str, list[Lines]]) -> None:
             raise Failure(f"sentence at line {s.line}: lines or words differ from the file")
 
 
-def masked(lines: Lines) -> Lines:
-    """The lines with HEAD and DEPREL of syntactic words blanked (what parsing may change)."""
-    return [set_col(set_col(line, 6, ""), 7, "") if re.match(r"^\d+\t", line) else line for line in lines]
+def masked(lines: Lines, analysis: bool = False) -> Lines:
+    """The lines with HEAD and DEPREL of syntactic words blanked (what parsing may change; with
+    ``analysis``, also LEMMA, UPOS, XPOS and FEATS, which such a model writes)."""
+    cols = (2, 3, 4, 5, 6, 7) if analysis else (6, 7)
+    out = []
+    for line in lines:
+        if re.match(r"^\d+\t", line):
+            for c in cols:
+                line = set_col(line, c, "")
+        out.append(line)
+    return out
 
 
-def check_parsed(parsed: list[Sentence], sents: list[Sentence]) -> None:
+def check_parsed(parsed: list[Sentence], sents: list[Sentence], analysis: bool = False) -> None:
     if len(parsed) != len(sents):
         raise Failure(f"{len(parsed)} parses for {len(sents)} sentences")
     for p, s in zip(parsed, sents):
-        if masked(p.lines) != masked(s.lines) or p.forms != s.forms:
+        if masked(p.lines, analysis) != masked(s.lines, analysis) or p.forms != s.forms:
             raise Failure(f"sentence at line {s.line} changed")
+        if analysis:
+            for i in range(1, len(p) + 1):
+                lemma, feats = p.lemmas[i], p.feats[i]
+                if lemma in ("", "_") or "\t" in lemma or "\n" in lemma or feats_problem(feats):
+                    raise Failure(f"sentence at line {s.line}: word {i} analysed as {lemma!r} {p.upos[i]} {p.xpos[i]} {feats}")
         problem = tree_problem(p.heads)
         if problem:
             raise Failure(f"sentence at line {s.line}: output is not a tree: {problem}")
@@ -412,6 +442,7 @@ def read_sniffed(path: Path) -> list[Sentence]:
 
 def consumers(path: Path, parser: Parser, model_path: Path, folder: Path) -> dict[str, Callable[[], str | None]]:
     want = expected(path)
+    analysis = parser.model.analyser is not None
 
     def read() -> str | None:
         sents = read_sniffed(path)
@@ -422,7 +453,7 @@ def consumers(path: Path, parser: Parser, model_path: Path, folder: Path) -> dic
 
     def api() -> str | None:
         parsed = parser.parse(path)
-        check_parsed(parsed, read_sniffed(path))  # type: ignore[arg-type]
+        check_parsed(parsed, read_sniffed(path), analysis)  # type: ignore[arg-type]
         return None
 
     def cli() -> str | None:
@@ -435,7 +466,7 @@ def consumers(path: Path, parser: Parser, model_path: Path, folder: Path) -> dic
             if out.exists():
                 raise Failure("output written although parsing failed")
             return stderr.getvalue()
-        check_parsed(read_conllu(out), read_sniffed(path))
+        check_parsed(read_conllu(out), read_sniffed(path), analysis)
         with open(out, encoding="utf-8", newline=None) as universal:  # as most readers see it
             if universal.read() != out.read_text(encoding="utf-8"):
                 raise Failure("the output reads differently with universal newlines")
@@ -461,7 +492,7 @@ def consumers(path: Path, parser: Parser, model_path: Path, folder: Path) -> dic
         if want[0] == "conllu" and len(sents) + len(skipped) != len(want[1]):
             raise Failure("training sentences lost without being reported as skipped")
         oracle = make_oracle(make_system("archybrid"), "dynamic")
-        prepare_examples(sents, Vocabs.build(sents), oracle, [])
+        prepare_examples(sents, Vocabs.build(sents, morphology=analysis), oracle, [])
         return None
 
     return {"reader": read, "api": api, "cli": cli, "evaluate": evaluate, "train": train}
@@ -479,8 +510,11 @@ def fuzz(count: int, seed: int, classes: list[str], timeout: float = 30.0, progr
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         base = [s for b in blocks[:400] for s in read_conllu(io.StringIO("\n".join(b) + "\n\n"))]
-        model_path = untrained_checkpoint(base, folder)
-        parser = Parser.load(model_path, "cpu")
+        # every other case: a model with the whole analysis (reads no tags, writes every column)
+        models = [untrained_checkpoint(base, folder)]
+        (folder / "ud").mkdir()
+        models.append(untrained_checkpoint(base, folder / "ud", ("+exp=archybrid_dynamic_ud",)))
+        parsers = [Parser.load(m, "cpu") for m in models]
         torch.set_num_threads(1)
         for case in range(count):
             name = classes[case % len(classes)]
@@ -490,7 +524,7 @@ def fuzz(count: int, seed: int, classes: list[str], timeout: float = 30.0, progr
             path = folder / f"case{case}.conllu"
             path.write_bytes(data)
             table[name]["cases"] += 1
-            for consumer, run in consumers(path, parser, model_path, folder).items():
+            for consumer, run in consumers(path, parsers[case % 2], models[case % 2], folder).items():
                 kind, detail = outcome(run, timeout)
                 table[name][f"{consumer} {kind}"] += 1
                 if kind in ("FAIL", "HANG"):
