@@ -47,7 +47,9 @@ def parser_kinds() -> dict[str, tuple[dict, dict]]:
 def outputs(preset: str, system_options: dict, model_options: dict, out_dir: Path) -> list[Path]:
     sents = read_conllu(BUNDLED / "en_ewt-ud-dev.conllu")[:SENTENCES]
     torch.manual_seed(0)
-    model = ParserModel(Vocabs.build(sents), make_system(**system_options), model_config(model_options)).eval()
+    morphology = model_options["analysis"] or model_options["feats_dim"] > 0
+    vocabs = Vocabs.build(sents, morphology=morphology)
+    model = ParserModel(vocabs, make_system(**system_options), model_config(model_options)).eval()
     parser = Parser(model)
     decoders = [("greedy", 1), ("beam", 4)]
     if 1 in model_options["completion"]["factors"]:
