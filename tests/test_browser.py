@@ -58,7 +58,7 @@ def test_the_error_report_opens_with_its_sections_and_filter(tiny_run, tmp_path)
     assert evaluate_cli.main([f"gold={EWT_DEV}", f"pred={pred}", f"pred2={pred}", f"report={report}"]) == 0
     dom = open_page(report, tmp_path, "report")
     for section in ("scores", "comparison", "by-length", "by-distance", "by-label", "by-upos", "by-projectivity",
-                    "label-scores", "confusion", "worst"):  # fmt: skip
+                    "label-scores", "confusion", "analysis", "worst"):  # fmt: skip
         assert f'id="{section}"' in dom, section
     figures = re.findall(r'<figure class="worst"[^>]*>', dom)
     assert len(figures) == 60
@@ -82,5 +82,6 @@ def test_a_non_projective_sentence_renders_as_in_jupyter(tmp_path):
     dom = open_page(page, tmp_path, "jupyter-nonprojective", height=500)
     assert dom.count("<svg") == 1 and 'class="nparse-scroll"' in dom
     assert 'stroke-dasharray="5,3"' in dom  # the crossing arcs are drawn dashed
-    for form in sent.forms[1:]:
-        assert f">{form}</text>" in dom.replace("&amp;", "&")
+    text = dom.replace("&amp;", "&")
+    for i, form in enumerate(sent.forms[1:], 1):  # each word with its hover text: lemma, XPOS, features
+        assert f">{form}<title>lemma {sent.lemmas[i]} · XPOS {sent.xpos[i]}" in text, form

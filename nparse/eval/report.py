@@ -271,8 +271,8 @@ def _analysis_errors(gold: Sequence[Sentence], pred: Sequence[Sentence], name: s
         rows = [[gold_value, pred_value, count, example[(gold_value, pred_value)]]
                 for (gold_value, pred_value), count in errors.most_common(top)]  # fmt: skip
         accuracy = 100.0 * right / total if total else 0.0
-        tables.append(f"<h3>{title}: {accuracy:.2f}% of {total} gold words right</h3>"
-                      + _table(["gold", "predicted", "words", "e.g."], rows))  # fmt: skip
+        listed = _table(["gold", "predicted", "words", "e.g."], rows) if rows else "<p class='muted'>No errors.</p>"
+        tables.append(f"<h3>{title}: {accuracy:.2f}% of {total} gold words right</h3>{listed}")
     suffix, of = _of(name, k)
     return (f'<section id="analysis{suffix}"><h2>Tagging and lemma errors{of}</h2>'
             "<p class='muted'>UFeats compares the universal features only, as the CoNLL 2018 scorer does.</p>"
