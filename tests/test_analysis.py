@@ -178,8 +178,10 @@ def test_taggers_read_the_lower_layer_with_tag_layer():
     padded = model.encoder(batch)  # gradients on, on CPU: training's padded BiLSTM
     real = batch.real_mask()
     assert torch.allclose(padded[real], moved[real], atol=1e-5)
-    with pytest.raises(ValueError, match="model.tag_layer=2"):
-        ParserModel(vocabs, make_system("archybrid"), model_config(**{**options, "tag_layer": 2}))
+    with pytest.raises(ValueError, match="model.tag_layer=3"):
+        ParserModel(vocabs, make_system("archybrid"), model_config(**{**options, "tag_layer": 3}))
+    top = ParserModel(vocabs, make_system("archybrid"), model_config(**{**options, "tag_layer": 2}))
+    assert top.encoder.upper is None  # the top layer, as with 0 (so model=fast with its one layer takes tag_layer=1)
 
 
 def test_an_ensemble_of_analysis_models_writes_the_members_mean_analysis(tmp_path):

@@ -335,8 +335,8 @@ class Encoder(nn.Module):
         self.char_max = char_max
         self.char_cache = CharCache(char_cache) if self.chars is not None and char_cache > 0 else None
         in_dim = word_dim + upos_dim + xpos_dim + feats_dim + (self.chars.out_dim if self.chars else 0)
-        if not 0 <= tag_layer < lstm_layers:
-            raise ValueError(f"model.tag_layer={tag_layer}: 0 (the top) or a lower layer, 1 to {lstm_layers - 1}")
+        if not 0 <= tag_layer <= lstm_layers:
+            raise ValueError(f"model.tag_layer={tag_layer}: a layer from 1 to model.lstm_layers={lstm_layers}, or 0 (the top)")
         lower = tag_layer or lstm_layers
         self.lstm = nn.LSTM(
             in_dim,
