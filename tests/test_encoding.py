@@ -237,3 +237,38 @@ def test_bucketed_bilstm_keeps_padding_out_and_shapes_few():
     finally:
         encoder._VF = saved
     assert len(shapes) <= 20
+
+
+def test_character_vectors_in_length_groups_are_those_of_one_call():
+    """CPU training runs the character BiLSTM on groups of words of similar length: the vectors
+    and the gradients they send back are those of one call over the whole padded batch, in every
+    word's own place (ties in length included), and the groups' calls are padded to less."""
+    from nparse.models import encoder
+
+    torch.manual_seed(0)
+    chars = encoder.CharEncoder(30, 8, 10)
+    lengths = torch.randint(1, 25, (150,))
+    lengths[:10] = 3  # ties: their order must survive the sort
+    ids = torch.randint(2, 30, (150, int(lengths.max()))) * (torch.arange(int(lengths.max()))[None, :] < lengths[:, None])
+    widths = []
+    real = encoder.padded_bilstm
+
+    def recording(lstm, x, n):
+        widths.append(x.shape[1])
+        return real(lstm, x, n)
+
+    encoder.padded_bilstm = recording
+    try:
+        grouped = chars(ids, lengths)  # training, CPU: in groups
+        assert len(widths) == 4 and max(widths) == int(lengths.max()) and sum(widths) < 4 * int(lengths.max())
+        whole = chars.final_states(ids, lengths)
+        widths.clear()
+        chars(ids[:40], lengths[:40])
+        assert len(widths) == 1  # fewer than 2 x CHAR_GROUP_MIN words: one call
+    finally:
+        encoder.padded_bilstm = real
+    torch.testing.assert_close(grouped, whole, rtol=0, atol=1e-6)
+    weight = torch.randn_like(whole)
+    (g1,) = torch.autograd.grad((grouped * weight).sum(), chars.lstm.weight_hh_l0)
+    (g2,) = torch.autograd.grad((whole * weight).sum(), chars.lstm.weight_hh_l0)
+    torch.testing.assert_close(g1, g2, rtol=1e-5, atol=1e-6)
