@@ -4,9 +4,11 @@ from __future__ import annotations
 
 __version__ = "0.1.0"
 
+from . import forks as _forks
 from . import jitcache as _jitcache
 
 _jitcache.configure()  # before any compiled kernel is defined (see jitcache.py)
+_forks.guard()  # forked children run torch on one thread (see forks.py)
 
 
 def load(path, device: str = "auto", threads: int | None = None, precision: str = "auto"):

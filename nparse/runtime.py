@@ -12,6 +12,8 @@ from typing import Iterator, Mapping
 
 import torch
 
+from . import forks
+
 
 def pick_device(name: str = "auto") -> torch.device:
     """'auto' is the GPU when there is one, else the CPU."""
@@ -102,6 +104,8 @@ def set_threads(setting: int | None, log: logging.Logger | None = None, key: str
     if setting is not None and int(setting) < 0:
         raise ValueError(f"{key}={setting}: give a number of CPU threads above 0, or 0 to choose them automatically")
     threads, why = choose_threads(setting)
+    if forks.forked and threads > 1:  # more threads in a forked child is what hangs (forks.py)
+        threads, why = 1, f"a forked process keeps one thread, not {threads} (nparse/forks.py)"
     torch.set_num_threads(threads)
     if log is not None:
         log.info("torch CPU threads: %d (%s; threads=N overrides)", threads, why)

@@ -21,6 +21,11 @@ if TYPE_CHECKING:
 # A chunk's sentences are sorted and batched as one process would, and whole batches go to the
 # workers in groups of about this many sentences (``sorted_groups``).
 WORKER_GROUP = 512
+# The most seconds the workers may go without one group of sentences coming back: then a worker
+# is taken to be stuck (a lock it can never take, issue 56), the pool is killed and the parse
+# stops with an error instead of waiting forever. A group takes well under a second on EWT, and
+# its sentences are bounded (a 1 MB "word" is read as 50 characters).
+STUCK_SECONDS = 600.0
 
 
 class ChunkJob:
@@ -144,7 +149,9 @@ def parallel(
     On a CPU the workers are forked from this process with its model loaded and prepared
     (``Parser.prepare``): spawned workers each imported torch and loaded the model, 3 s of a 7 s
     parse of EWT train. The parent runs one torch thread (``main``), so no OpenMP pool is
-    forked. On a GPU (CUDA cannot be forked) or without fork, they are spawned and load it."""
+    forked. On a GPU (CUDA cannot be forked) or without fork, they are spawned and load it.
+    When no group comes back for ``STUCK_SECONDS``, the workers are killed and a RuntimeError
+    says so: nothing waits forever on a stuck worker."""
     import multiprocessing
     from collections import deque
     from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
@@ -196,7 +203,14 @@ def parallel(
             if read_error is not None:
                 raise read_error
             return
-        done, _ = wait(out, return_when=FIRST_COMPLETED)
+        done, _ = wait(out, timeout=STUCK_SECONDS, return_when=FIRST_COMPLETED)
+        if not done:
+            stop_workers(pool)
+            line = min(first for _, _, first in out.values())
+            raise RuntimeError(
+                f"no parse worker returned a group of sentences in {STUCK_SECONDS:.0f} s (one waiting from line {line} "
+                "of the input): a worker is stuck, the workers were stopped (workers=1 parses in this process)"
+            )
         for future in done:
             chunk, group, line = out.pop(future)
             chunk.left -= 1
@@ -209,6 +223,14 @@ def parallel(
                 continue
             for i, text in zip(group, future.result()):
                 chunk.texts[i] = text
+
+
+def stop_workers(pool: Any) -> None:
+    """Kill a process pool's workers and shut it down: a stuck worker never returns, so shutting
+    down alone would wait for it (``_processes`` is the executor's own table, Python 3.10-3.13)."""
+    for process in list((getattr(pool, "_processes", None) or {}).values()):
+        process.kill()
+    pool.shutdown(wait=False, cancel_futures=True)
 
 
 def worker_count(value: str | None, on_gpu: bool = False) -> int:
