@@ -392,10 +392,6 @@ class Encoder(nn.Module):
         drop[:3] = 0.0  # never drop padding, unknown or root
         self.register_buffer("drop_prob", drop, persistent=False)
 
-    @property
-    def uses_pos(self) -> bool:
-        return self.upos is not None or self.xpos is not None
-
     def _char_compute(self, forms: list[str], device: torch.device) -> torch.Tensor:
         """Character-BiLSTM vectors of distinct forms. The root token is one special character;
         an empty form is one unknown character. A word longer than char_max is read by its first

@@ -10,8 +10,9 @@ Dynamic oracle: arc-eager is arc-decomposable, so the cost of a transition is th
 arcs it makes unreachable (a headless word's gold arc is reachable unless both ends are on the
 stack); the single-root rule adds that the gold root arc 0 -> r is reachable only while the root
 has no dependent and r is in the buffer, so RIGHT from the root to another word loses it.
-Exact (checked by exhaustive search) for projective gold trees; for non-projective trees the same
-formulas are used as an approximation.
+Exact (checked by exhaustive search) for projective gold trees with one root word, as treebank
+trees are; not beyond: on gold ``0 0`` (two root words) after SHIFT, RIGHT is called free but
+costs 1. For non-projective trees the same formulas are used as an approximation.
 """
 
 from __future__ import annotations

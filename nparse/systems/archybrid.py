@@ -13,8 +13,8 @@ Root placement (``root``):
 
 Dynamic oracle (Goldberg & Nivre 2013): the cost of a transition is the number of gold arcs it
 makes unreachable. Because arc-hybrid is arc-decomposable, this equals the exact cost (minimum
-reachable Hamming loss after the transition minus before) for projective gold trees; the
-single-root restriction adds one case, checked against exhaustive search: the gold arc
+reachable Hamming loss after the transition minus before) for projective gold trees with one
+root word (the trees exhaustive search checks; treebank trees are such); the single-root restriction adds one case, checked against exhaustive search: the gold arc
 root -> r stays reachable only while r is in the buffer or is the bottom word of the stack, so
 SHIFT of r onto a non-empty stack costs 1 and the root arc of a word that is not at the bottom
 is already lost. For non-projective trees the costs are the same formulas (an approximation;
@@ -122,7 +122,7 @@ class ArcHybridStatic(StaticOracle):
 
 
 class ArcHybridDynamic(ExactOnNonprojective, CostOracle):
-    """Goldberg & Nivre (2013) costs, exact on projective trees (see the module docstring).
+    """Goldberg & Nivre (2013) costs, exact on projective trees with one root word (see the module docstring).
 
     ``exact_nonprojective``: on a non-projective gold tree, the exact costs instead: the loss
     after a move is the number of gold arcs no completion can still build, found by a dynamic

@@ -9,8 +9,9 @@ Oracles (all defined on configurations from which the gold tree is still reachab
   the projective order (in-order traversal of the gold tree), else SHIFT.
 - LAZY (Nivre, Kuhlmann & Hall 2009): SWAP only if also the buffer is empty or s0 and b0 lie in
   different maximal projective components (MPCs: the subtrees built by the oracle run without
-  SWAP until it is stuck). The seed's wording "s0 and s1 not in the same MPC" is vacuous (see
-  SPEC.md); we use s0/b0.
+  SWAP until it is stuck). The seed's wording "s0 and s1 not in the same MPC" is vacuous (when SWAP
+  is legal and s1 follows s0 in projective order they are never in one MPC, so LAZY would act as
+  EAGER); we read it with s0 and b0.
 - MINIMAL: the shortest sequence respecting the projective order, by depth-first search with
   branch and bound over the SHIFT/SWAP choices (arcs attached as early as possible, which never
   costs a swap: checked against a search over all order-respecting sequences on small trees).

@@ -1,7 +1,7 @@
 """A gold tree as the compiled oracles read it: one ``int64`` array of fields by words.
 
 ``gold[F, w]`` for the words w = 0..n of one sentence (a batch concatenates its sentences, see
-``row_oracles.BatchGold``). Fields an oracle does not need hold 0:
+``row_oracle.BatchGold``). Fields an oracle does not need hold 0:
 
 - ``G_HEAD``: the gold head of every word (-1 for the root);
 - ``G_KIDS`` / ``G_KID_START``: the gold dependents of every word, grouped by head in word order;
