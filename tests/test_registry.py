@@ -69,3 +69,35 @@ def test_oracle_options_are_checked_against_the_constructor():
         make_oracle(system, "dynamic", switch_reg=True)
     with pytest.raises(ValueError, match="oracle.switch_regularization=yes: expected a bool"):
         make_oracle(system, "dynamic", switch_regularization="yes")
+
+
+def test_dispatchers_refuse_an_unknown_code():
+    """A code no kernel has (a system or oracle added without its line in the dispatchers) is an
+    error in every dispatcher, not a fall-through to another system's kernel or to a replay."""
+    from nparse.systems.kernels import dispatch, oracles
+
+    layout = Layout(make_system("archybrid"), 4)
+    row = layout.initial(np.array([3]))[0]
+    off, root_end, unknown = layout.offsets, layout.root_end, max(KERNELS) + 1
+    flags = np.zeros(layout.n_actions, dtype=np.bool_)
+    positions = np.zeros(16, dtype=np.int64)
+    calls = {
+        "initial_one": lambda: dispatch.initial_one(row, off, unknown, root_end, 3),
+        "terminal_row": lambda: dispatch.terminal_row(row, off, unknown, root_end),
+        "legal_row": lambda: dispatch.legal_row(row, off, unknown, root_end, flags),
+        "positions_row": lambda: dispatch.positions_row(row, off, unknown, positions),
+        "apply_one": lambda: dispatch.apply_one(row, off, unknown, 0),
+    }
+    falls_through = []
+    for name, call in calls.items():
+        try:
+            call()
+        except ValueError as err:
+            assert "unknown transition system code" in str(err)
+            continue
+        falls_through.append(name)
+    assert not falls_through, f"these dispatchers accept an unknown code: {falls_through}"
+    gold = np.zeros((8, 4), dtype=np.int64)
+    cost = np.zeros(layout.n_actions, dtype=np.int64)
+    with pytest.raises(ValueError, match="unknown oracle code"):
+        oracles.oracle_row(99, row, off, root_end, 0, gold, np.zeros(0, dtype=np.int64), flags, cost, flags.copy())

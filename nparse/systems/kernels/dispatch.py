@@ -1,5 +1,6 @@
 """One system's row kernel out of eight, by its ``CODE``: one line per system (numba compiles the
-branch the code selects). ``arrays.py`` and the oracles on rows (``oracles.py``) call these."""
+branch the code selects). ``arrays.py`` and the oracles on rows (``oracles.py``) call these. An
+unknown code raises ValueError (a system added without its line here), never falls through."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from numba import njit
 from . import arceager, arceager_swap, archybrid, archybrid_swap, arcstandard, covington, swapstandard, twoplanar
 from .rows import L_STEPS
 
+UNKNOWN = "unknown transition system code: not among kernels/dispatch.py's KERNELS"
 KERNELS = {
     m.CODE: m for m in (archybrid, arceager, arcstandard, swapstandard, twoplanar, archybrid_swap, covington, arceager_swap)
 }
@@ -31,6 +33,8 @@ def initial_one(row, off, code, root_end, n):
         covington.initial(row, off, root_end, n)
     elif code == arceager_swap.CODE:
         arceager_swap.initial(row, off, root_end, n)
+    else:
+        raise ValueError(UNKNOWN)
 
 
 @njit(cache=True)
@@ -49,7 +53,9 @@ def terminal_row(row, off, code, root_end):
         return archybrid_swap.terminal(row, off, root_end)
     if code == arceager_swap.CODE:
         return arceager_swap.terminal(row, off, root_end)
-    return covington.terminal(row, off, root_end)
+    if code == covington.CODE:
+        return covington.terminal(row, off, root_end)
+    raise ValueError(UNKNOWN)
 
 
 @njit(cache=True)
@@ -72,6 +78,8 @@ def legal_row(row, off, code, root_end, out):
         covington.legal(row, off, root_end, out)
     elif code == arceager_swap.CODE:
         arceager_swap.legal(row, off, root_end, out)
+    else:
+        raise ValueError(UNKNOWN)
 
 
 @njit(cache=True)
@@ -92,6 +100,8 @@ def positions_row(row, off, code, out):
         covington.positions(row, off, out)
     elif code == arceager_swap.CODE:
         arceager_swap.positions(row, off, out)
+    else:
+        raise ValueError(UNKNOWN)
 
 
 @njit(cache=True)
@@ -112,6 +122,8 @@ def apply_one(row, off, code, a):
         covington.apply(row, off, a)
     elif code == arceager_swap.CODE:
         arceager_swap.apply(row, off, a)
+    else:
+        raise ValueError(UNKNOWN)
     row[off[L_STEPS]] += 1
 
 

@@ -65,8 +65,10 @@ def oracle_row(code, row, off, root_end, opt, gold, seq, legal, cost, out):
         covington_oracle.static(row, off, root_end, opt, gold, seq, legal, cost, out)
     elif code == COVINGTON_DYNAMIC:
         covington_oracle.dynamic(row, off, root_end, opt, gold, seq, legal, cost, out)
-    else:
+    elif code == REPLAY:
         replay(row, off, root_end, opt, gold, seq, legal, cost, out)
+    else:
+        raise ValueError("unknown oracle code: not among kernels/oracles.py's codes")
 
 
 @njit(cache=True)
