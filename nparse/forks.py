@@ -15,7 +15,7 @@ from __future__ import annotations
 import os
 import sys
 
-_registered: list[bool] = []
+_registered = False
 forked = False  # whether this process is such a child: ``runtime.set_threads`` then keeps one thread
 
 
@@ -31,6 +31,7 @@ def one_thread() -> None:
 
 def guard() -> None:
     """Register ``one_thread`` to run in every child forked from now on, once per process."""
+    global _registered
     if not _registered and hasattr(os, "register_at_fork"):
         os.register_at_fork(after_in_child=one_thread)
-        _registered.append(True)
+        _registered = True

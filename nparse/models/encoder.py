@@ -196,16 +196,12 @@ class CharEncoder(nn.Module):
             return self.by_length(char_ids, lengths)
         x = self.embed(char_ids)
         if bf16_cpu_inference(x) and not self.training:
-            out = bucketed_bilstm(self.lstm, x, lengths)
-            last = (lengths.to(x.device) - 1)[:, None, None].expand(-1, 1, out.shape[2])
-            hidden = self.lstm.hidden_size
             # bfloat16, as the packed call's final states: vectors kept in a CharCache while the
             # module was in training mode must match the ones added later
-            return torch.cat([out.gather(1, last)[:, 0, :hidden], out[:, 0, hidden:]], dim=-1).to(torch.bfloat16)
+            return self.ends(bucketed_bilstm(self.lstm, x, lengths), lengths).to(torch.bfloat16)
         packed = pack_padded_sequence(x, lengths, batch_first=True, enforce_sorted=False)
         _, (h, _) = run_lstm(self.lstm, packed)
         return torch.cat([h[0], h[1]], dim=-1)
-
 
     def by_length(self, char_ids: torch.Tensor, lengths: torch.Tensor) -> torch.Tensor:
         """CPU training: the words sorted by length and run in up to ``CHAR_GROUPS`` groups of at
@@ -227,9 +223,12 @@ class CharEncoder(nn.Module):
         return torch.cat(parts)[torch.argsort(order)]
 
     def final_states(self, char_ids: torch.Tensor, lengths: torch.Tensor) -> torch.Tensor:
-        """[N, 2H]: the forward direction's state at the last character, the backward one's at
-        the first (``padded_bilstm``: padding never reaches them)."""
-        out = padded_bilstm(self.lstm, self.embed(char_ids), lengths)
+        """[N, 2H] of one ``padded_bilstm`` call (padding never reaches the final states)."""
+        return self.ends(padded_bilstm(self.lstm, self.embed(char_ids), lengths), lengths)
+
+    def ends(self, out: torch.Tensor, lengths: torch.Tensor) -> torch.Tensor:
+        """[N, 2H] from a padded BiLSTM's outputs [N, T, 2H]: the forward direction's state at the
+        last character, the backward one's at the first."""
         last = (lengths.to(out.device) - 1)[:, None, None].expand(-1, 1, out.shape[2])
         hidden = self.lstm.hidden_size
         return torch.cat([out.gather(1, last)[:, 0, :hidden], out[:, 0, hidden:]], dim=-1)

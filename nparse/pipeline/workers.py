@@ -78,11 +78,9 @@ def worker_start(job: ChunkJob) -> None:
 
 
 def worker_forked(job: ChunkJob) -> None:
-    """A forked worker inherits the job with its model loaded (fork passes it unpickled)."""
-    import torch
-
+    """A forked worker inherits the job with its model loaded (fork passes it unpickled); it runs
+    one torch thread, as every forked child does (``nparse/forks.py``)."""
     global _JOB
-    torch.set_num_threads(1)
     _JOB = job
 
 

@@ -14,10 +14,10 @@ Root placement (``root``):
 Dynamic oracle (Goldberg & Nivre 2013): the cost of a transition is the number of gold arcs it
 makes unreachable. Because arc-hybrid is arc-decomposable, this equals the exact cost (minimum
 reachable Hamming loss after the transition minus before) for projective gold trees with one
-root word (the trees exhaustive search checks; treebank trees are such); the single-root restriction adds one case, checked against exhaustive search: the gold arc
-root -> r stays reachable only while r is in the buffer or is the bottom word of the stack, so
-SHIFT of r onto a non-empty stack costs 1 and the root arc of a word that is not at the bottom
-is already lost. For non-projective trees the costs are the same formulas (an approximation;
+root word (the trees exhaustive search checks; treebank trees are such); the single-root
+restriction adds one case, checked against exhaustive search: the gold arc root -> r stays
+reachable only while r is in the buffer or is the bottom word of the stack, so SHIFT of r onto a
+non-empty stack costs 1 and the root arc of a word that is not at the bottom is already lost. For non-projective trees the costs are the same formulas (an approximation;
 training takes the cheapest transitions).
 """
 

@@ -17,9 +17,8 @@ arc already fixed its plane (crossing arcs get different planes). The plane of e
 in that run is the canonical plane assignment; arcs the run cannot build (trees that are not
 2-planar) are left out of the assignment.
 
-Dynamic oracle: loss(c) = |unreachable gold arcs of both planes| + cycles in A ∪ I (Fernández-González &
-Gómez-Rodríguez 2018);
-an arc built on the other plane counts as unreachable, so the oracle is exact with respect to the
+Dynamic oracle: loss(c) = |unreachable gold arcs of both planes| + cycles in A ∪ I
+(Fernández-González & Gómez-Rodríguez 2018); an arc built on the other plane counts as unreachable, so the oracle is exact with respect to the
 canonical plane assignment (checked by exhaustive search), not plane-agnostically. With
 ``plane_agnostic`` the loss is the minimum over every assignment of the gold arcs still to build
 to the two planes (``kernels/twoplanar_agnostic.py``: the crossing graph's two colourings per

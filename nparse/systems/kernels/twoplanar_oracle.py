@@ -3,8 +3,8 @@
 The oracle reads a configuration as a row of ``arrays.Layout`` (the representation the beam and
 global training keep their items in) and moves it with the row kernel of ``kernels/twoplanar.py``,
 so legality and the effect of every transition are written once for decoding and for the
-oracle. ``loss`` follows the definition in twoplanar.py's docstring literally; ``costs`` applies every legal transition to a copy
-of the row and compares losses, so it stays obviously equal to the definition: the Python oracle
+oracle. ``loss`` follows the definition in twoplanar.py's docstring literally; ``costs`` applies
+every legal transition to a copy of the row and compares losses, so it stays obviously equal to the definition: the Python oracle
 (tests, exhaustive search) turns its ``Config`` into a row (``Layout.from_config``) and calls it.
 Training's rows call ``fast_costs``, the same numbers from one pass over the configuration (its
 reachable arcs, components and cycles, then what each transition changes in them), 2.2x faster;
