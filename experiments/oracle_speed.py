@@ -20,6 +20,7 @@ from nparse.paths import PROJECT_ROOT
 from nparse.systems import make_oracle, make_system
 from nparse.systems.arrays import Layout
 from nparse.systems.kernels.dispatch import apply_one
+from nparse.systems.row_oracle import RowOracle
 
 EWT_TRAIN = PROJECT_ROOT / "data" / "ud" / "en_ewt" / "en_ewt-ud-train.conllu"
 
@@ -33,7 +34,7 @@ def walk(system, oracle, golds, explore: float, seed: int) -> tuple[float, int]:
         lengths = np.array([g.n for g in batch])
         layout = Layout(system, int(lengths.max()) + 1)
         states = layout.initial(lengths)
-        rows = oracle.for_rows(batch)
+        rows = RowOracle(oracle, batch)
         sent = np.arange(len(batch))
         live = np.flatnonzero(~layout.inspect(states, sent * layout.width, 0)[2])
         while len(live):

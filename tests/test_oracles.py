@@ -21,6 +21,7 @@ from nparse.systems.search import ExactLoss, check_oracle, random_tree, random_w
 from nparse.systems.verification import VERIFICATIONS
 from nparse.systems.swapstandard import SWAP, SwapGold, SwapNDAll, SwapStandard, can_shift
 from nparse.systems.kernels.swapstandard_oracle import can_shift as can_shift_compiled
+from nparse.systems.row_oracle import RowOracle
 from nparse.systems.twoplanar import SWITCH, TwoPlanar, TwoPlanarDynamic, is_two_planar
 from nparse.trees import is_projective
 
@@ -350,7 +351,7 @@ def test_compiled_ndall_rows_agree_with_the_oracle_on_configs():
     states = np.stack([layout.from_config(c) for _, c in configs] * 2)
     sent = np.array([g for g, _ in configs] * 2, dtype=np.int64)
     items = np.arange(len(states))[::-1].copy()
-    got = oracle.for_rows(golds)(layout, states, items, sent)
+    got = RowOracle(oracle, golds)(layout, states, items, sent)
     want = np.array([oracle.correct(c, golds[g]) for g, c in configs] * 2)[items]
     assert len(configs) > 200
     assert (got == want).all()

@@ -101,3 +101,18 @@ def test_dispatchers_refuse_an_unknown_code():
     cost = np.zeros(layout.n_actions, dtype=np.int64)
     with pytest.raises(ValueError, match="unknown oracle code"):
         oracles.oracle_row(99, row, off, root_end, 0, gold, np.zeros(0, dtype=np.int64), flags, cost, flags.copy())
+
+
+def test_the_kernels_import_nothing_from_the_python_systems():
+    """kernels/ is the foundation the reference systems and the adapters build on: an import of
+    the package above (``from ..base import NONE`` was one) would make them one import circle."""
+    import ast
+    from pathlib import Path
+
+    import nparse.systems.kernels as kernels
+
+    for path in sorted(Path(kernels.__file__).parent.glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom):
+                assert node.level <= 1, f"{path.name}:{node.lineno} imports from the package above"
+                assert not (node.module or "").startswith("nparse"), f"{path.name}:{node.lineno} imports {node.module}"

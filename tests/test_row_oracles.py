@@ -89,3 +89,30 @@ def test_the_fast_twoplanar_costs_equal_the_literal_loss_far_off_the_gold_path(r
     result = lockstep(system, o, random_trees(rng, 600, 9), rng, 0.9)
     assert result.configurations > 5000
     assert not result.mismatches, result.mismatches
+
+
+def declared_cases() -> list[tuple[str, str, str]]:
+    """(system, oracle, field) for every optional gold field an oracle declares."""
+    out = []
+    for name in SYSTEMS:
+        for oracle in ORACLES[name]:
+            cls = type(make_oracle(make_system(name), oracle))
+            out += [(name, oracle, f) for f in cls.gold_fields]
+    return out
+
+
+@pytest.mark.parametrize("name,oracle,field", declared_cases(), ids=["-".join(c) for c in declared_cases()])
+def test_every_declared_gold_field_is_read(name, oracle, field):
+    """An oracle that forgot a field would read zeros: the treebank walks see each declared field
+    matter (without it, some option of the oracle disagrees with the reference), so they would
+    catch a forgotten one the same way (``tools/check_oracles.py --rows`` walks the whole files)."""
+    trees = [t for code in ("en_ewt", "el_gdt", "hu_szeged") for t in TREEBANK[code] if len(t) <= 41]
+    trees += [t for t in treebank_trees(every=1)["hu_szeged"] if len(t) <= 41]
+    found = False
+    for v_name, root, v_oracle, options in VARIANTS:
+        if (v_name, v_oracle) != (name, oracle) or found:
+            continue
+        o = make_oracle(make_system(name, **root), oracle, **options)
+        o.gold_fields = tuple(f for f in o.gold_fields if f != field)
+        found = bool(lockstep(o.system, o, trees, random.Random(3), 0.3).mismatches)
+    assert found, f"{name} {oracle}: no walk needs gold field {field!r}"

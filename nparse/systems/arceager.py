@@ -144,7 +144,7 @@ class ArcEagerDynamic(ExactOnNonprojective, CostOracle):
             headed = np.array([int(0 < i < len(c.stack) and c.heads[w] != NONE) for i, w in enumerate(units)], dtype=np.int64)
             losses = np.zeros(4, dtype=np.int64)
             arceager_oracle.exact_losses(units, headed, len(units), len(c.stack) - 1, np.asarray(gold.heads, dtype=np.int64),
-                                         not ArcEager.root_taken(c), gold.spans, np.array(legal), losses)  # type: ignore[attr-defined]  # fmt: skip
+                                         not ArcEager.root_taken(c), gold.spans, np.array(legal), losses)  # fmt: skip
             return costs_of(losses, legal)
         stack, buffer, heads = c.stack, c.buffer, c.heads
         gh, kids = gold.heads, gold.children

@@ -94,6 +94,7 @@ class ArcEagerSwapEager(StaticOracle[ArcEagerSwap, SwapOrderGold]):
 
     name = "eager"
     row_code = row_kernels.EAGER_SWAP_EAGER
+    gold_fields = ("proj",)
 
     def prepare(self, heads: Sequence[int]) -> SwapOrderGold:
         return SwapOrderGold(heads)
@@ -139,6 +140,7 @@ class ArcEagerSwapLazy(StaticOracle[ArcEagerSwap, LazySwapGold]):
 
     name = "lazy"
     row_code = row_kernels.EAGER_SWAP_LAZY
+    gold_fields = ("proj", "mpc")
 
     def prepare(self, heads: Sequence[int]) -> LazySwapGold:
         return LazySwapGold(heads)

@@ -147,7 +147,7 @@ class ArcHybridDynamic(ExactOnNonprojective, CostOracle):
             losses = np.zeros(3, dtype=np.int64)
             archybrid_oracle.exact_losses(config_units(c), len(c.stack) + len(c.buffer), self.system.root == "end",
                                           len(c.stack) - 1, np.asarray(gold.heads, dtype=np.int64),
-                                          gold.spans, np.array(legal), losses)  # type: ignore[attr-defined]  # fmt: skip
+                                          gold.spans, np.array(legal), losses)  # fmt: skip
             return costs_of(losses, legal)
         stack, buffer, heads = c.stack, c.buffer, c.heads
         gh, kids = gold.heads, gold.children

@@ -117,6 +117,7 @@ def swap_due(c: Config, gold: SwapHybridGold, lazy: bool = False) -> bool:
 class ArcHybridSwapStatic(StaticOracle):
     name = "static"
     row_code = row_kernels.HYBRID_SWAP_STATIC
+    gold_fields = ("proj", "mpc")
 
     def __init__(self, system, lazy: bool = False):
         super().__init__(system)
@@ -142,6 +143,7 @@ class ArcHybridSwapDynamic(CostOracle):
 
     name = "static_dynamic"
     row_code = row_kernels.HYBRID_SWAP_DYNAMIC
+    gold_fields = ("proj",)
 
     def prepare(self, heads):
         return SwapHybridGold(heads, self.system)

@@ -126,5 +126,5 @@ class ArcStandardDynamic(SpanTables, CostOracle):
         units = config_units(c)
         losses = np.zeros(3, dtype=np.int64)
         arcstandard_oracle.successor_losses(units, len(units), len(c.stack) - 1, np.asarray(gold.heads, dtype=np.int64),
-                                            gold.spans, np.array(legal), losses)  # type: ignore[attr-defined]  # fmt: skip
+                                            gold.spans, np.array(legal), losses)  # fmt: skip
         return costs_of(losses, legal)

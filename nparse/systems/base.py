@@ -13,16 +13,12 @@ exhaustive search and by beam recombination). Words are numbered 1..n and 0 is t
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from typing import TYPE_CHECKING, Any, ClassVar, Generic, Hashable, Sequence, TypeVar
+from typing import Any, ClassVar, Generic, Hashable, Sequence, TypeVar
 
 import numpy as np
 
 from ..trees import children_of
-
-if TYPE_CHECKING:
-    from .row_oracle import RowOracle
-
-NONE = -1  # "no word": empty feature position, missing head, missing modifier
+from .kernels.rows import NONE  # "no word": empty feature position, missing head, missing modifier
 
 
 class Config:
@@ -82,7 +78,15 @@ def _all_slots(cls: type) -> tuple[str, ...]:
 
 
 class Gold:
-    """A gold tree with what oracles precompute once per sentence."""
+    """A gold tree with what oracles precompute once per sentence.
+
+    Subclasses add what their oracles read (``proj``, ``mpc``, ``plane``, ``crossing``); an
+    oracle names the fields its compiled twin reads in ``Oracle.gold_fields``, and
+    ``row_oracle.gold_fields`` fails on a declared field the gold object lacks."""
+
+    nonprojective: bool = False  # the exact oracles' mark of a tree whose costs they compute apart
+    spans: np.ndarray  # the exact oracles' span tables (``exact.SpanTables``)
+    row_fields: "tuple[np.ndarray, np.ndarray] | None" = None  # the compiled oracles' arrays, kept
 
     def __init__(self, heads: Sequence[int]):
         self.heads = list(heads)
@@ -242,6 +246,8 @@ class Oracle(ABC, Generic[S, G]):
     name: ClassVar[str]
     complete: ClassVar[bool] = False
     row_code: ClassVar[int]  # its compiled twin in kernels/oracles.py (one code per oracle)
+    # the optional gold fields (kernels/gold.py's OPTIONAL) its compiled twin reads
+    gold_fields: ClassVar[tuple[str, ...]] = ()
 
     def __init__(self, system: S):
         self.system = system
@@ -254,13 +260,6 @@ class Oracle(ABC, Generic[S, G]):
     def correct(self, c: Config, gold: G) -> list[bool]:
         """One flag per action: the transitions this oracle accepts in ``c`` (a configuration
         of ``system``)."""
-
-    def for_rows(self, golds: Sequence[G]) -> "RowOracle":
-        """This oracle's compiled twin (``row_code``) for rows of a batch of these sentences:
-        greedy and global training ask it, never ``correct`` on ``Config`` objects."""
-        from .row_oracle import RowOracle
-
-        return RowOracle(self, golds)
 
     def row_options(self) -> int:
         """The option bits the compiled twin reads (``opt`` in ``kernels/oracles.py``)."""

@@ -5,7 +5,7 @@ move. The program itself is ``kernels/reachable.py``."""
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Any, ClassVar, Sequence
 
 import numpy as np
 
@@ -19,7 +19,7 @@ NO_SPANS = np.zeros(0, dtype=np.int64)
 def gold_with_spans(heads: Sequence[int], exact: bool) -> Gold:
     """The gold tree, with (``exact``) the span tables of ``reachable.sentence_spans``."""
     gold = Gold(heads)
-    gold.spans = sentence_spans(np.asarray(gold.heads, dtype=np.int64)) if exact else NO_SPANS  # type: ignore[attr-defined]
+    gold.spans = sentence_spans(np.asarray(gold.heads, dtype=np.int64)) if exact else NO_SPANS
     return gold
 
 
@@ -40,12 +40,14 @@ class SpanTables:
     def replayed(self, gold: Gold) -> np.ndarray:
         """Not a sequence: the sentence's span tables (``reachable.sentence_spans``, empty where
         none are needed), computed once when the sentence was prepared."""
-        return gold.spans  # type: ignore[attr-defined]
+        return gold.spans
 
 
 class ExactOnNonprojective(SpanTables):
     """``exact_nonprojective``: the exact costs on non-projective gold trees (``gold.nonprojective``,
     ``G_NONPROJ`` on rows), the cheap formulas on the others. Mixed into a ``CostOracle``."""
+
+    gold_fields: ClassVar[tuple[str, ...]] = ("nonprojective",)
 
     def __init__(self, system: Any, exact_nonprojective: bool = False):
         super().__init__(system)  # type: ignore[call-arg]
@@ -54,7 +56,7 @@ class ExactOnNonprojective(SpanTables):
     def prepare(self, heads: Sequence[int]) -> Gold:
         exact = self.exact_nonprojective and not is_projective(list(heads))
         gold = gold_with_spans(heads, exact)
-        gold.nonprojective = exact  # type: ignore[attr-defined]
+        gold.nonprojective = exact
         return gold
 
     def row_options(self) -> int:

@@ -12,17 +12,19 @@ from typing import TYPE_CHECKING, Any, Sequence
 import numpy as np
 
 from .kernels import oracles as kernels
-from .kernels.gold import G_CROSS, G_HEAD, G_KID_START, G_KIDS, G_MPC, G_NONPROJ, G_PLANE, G_PROJ, N_FIELDS
+from .kernels.gold import G_HEAD, G_KID_START, G_KIDS, N_FIELDS, OPTIONAL
 
 if TYPE_CHECKING:
     from .arrays import Layout
     from .base import Gold, Oracle
 
 
-def gold_fields(gold: "Gold") -> np.ndarray:
-    """The fields of ``kernels/gold.py`` for one gold tree: heads, dependents, and where the gold
-    object has them, the projective order (``proj``), components (``mpc``), planes (``plane``), crossing arcs
-    (``crossing``) and the mark of a tree computed apart (``nonprojective``)."""
+def gold_fields(gold: "Gold", oracle: "Oracle[Any, Any]") -> np.ndarray:
+    """The fields of ``kernels/gold.py`` for one gold tree: heads, dependents, and the optional
+    fields the oracle declares (``oracle.gold_fields``: the projective order ``proj``,
+    components ``mpc``, planes ``plane``, crossing arcs ``crossing``, the mark ``nonprojective``
+    of a tree computed apart); 0 in the others. A declared field the gold object lacks is an
+    error, not zeros."""
     heads = np.asarray(gold.heads, dtype=np.int64)
     n1 = len(heads)
     out = np.zeros((N_FIELDS, n1), dtype=np.int64)
@@ -32,12 +34,16 @@ def gold_fields(gold: "Gold") -> np.ndarray:
     order = np.argsort(heads[1:], kind="stable")  # dependents grouped by head, in word order
     out[G_KIDS, : n1 - 1] = words[order]
     out[G_KID_START] = np.searchsorted(heads[1:][order], np.arange(n1), "left")
-    for field, name in ((G_PROJ, "proj"), (G_MPC, "mpc"), (G_PLANE, "plane"), (G_CROSS, "crossing")):
+    for name in oracle.gold_fields:
+        if name not in OPTIONAL:
+            raise ValueError(f"oracle {oracle.name!r} declares gold field {name!r}: not one of {sorted(OPTIONAL)}")
         values = getattr(gold, name, None)
-        if values is not None:
-            out[field] = values
-    if getattr(gold, "nonprojective", False):
-        out[G_NONPROJ] = 1
+        if values is None:
+            raise ValueError(
+                f"oracle {oracle.name!r} reads gold field {name!r}, but its prepare() gave a "
+                f"{type(gold).__name__} without it"
+            )
+        out[OPTIONAL[name]] = values
     return out
 
 
@@ -48,10 +54,10 @@ class BatchGold:
     def __init__(self, oracle: "Oracle[Any, Any]", golds: Sequence["Gold"]):
         fields, seqs = [], []
         for g in golds:
-            kept = getattr(g, "row_fields", None)
+            kept = g.row_fields
             if kept is None:
-                kept = (gold_fields(g), np.asarray(oracle.replayed(g), dtype=np.int64))
-                g.row_fields = kept  # type: ignore[attr-defined]
+                kept = (gold_fields(g, oracle), np.asarray(oracle.replayed(g), dtype=np.int64))
+                g.row_fields = kept
             fields.append(kept[0])
             seqs.append(kept[1])
         self.fields = np.concatenate(fields, axis=1) if fields else np.zeros((N_FIELDS, 0), dtype=np.int64)

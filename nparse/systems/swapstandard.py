@@ -151,6 +151,7 @@ class _SwapOracleBase:
 class SwapEager(_SwapOracleBase, StaticOracle):
     name = "eager"
     row_code = row_kernels.SWAP_EAGER
+    gold_fields = ("proj",)
 
     def next(self, c: Config, gold: Gold) -> int:
         return eager_next(c, gold)  # type: ignore[arg-type]
@@ -159,6 +160,7 @@ class SwapEager(_SwapOracleBase, StaticOracle):
 class SwapLazy(_SwapOracleBase, StaticOracle):
     name = "lazy"
     row_code = row_kernels.SWAP_LAZY
+    gold_fields = ("proj", "mpc")
 
     def next(self, c: Config, gold: Gold) -> int:
         if can_left(c, gold):
@@ -267,6 +269,7 @@ class SwapNDSW(_SwapOracleBase, Oracle):
 
     name = "ndsw"
     row_code = row_kernels.SWAP_NDSW
+    gold_fields = ("proj",)
 
     def correct(self, c: Config, gold: Gold) -> list[bool]:
         flags = [False, False, False, False]
@@ -287,6 +290,7 @@ class SwapNDAll(_SwapOracleBase, Oracle):
 
     name = "ndall"
     row_code = row_kernels.SWAP_NDALL
+    gold_fields = ("proj",)
 
     def correct(self, c: Config, gold: Gold) -> list[bool]:
         flags = [False, can_left(c, gold), can_right(c, gold), can_swap(c, gold)]  # type: ignore[arg-type]

@@ -309,6 +309,7 @@ class TwoPlanarDynamic(CostOracle[TwoPlanar, TwoPlanarGold]):
 
     name = "dynamic"
     row_code = row_kernels.TWOPLANAR_DYNAMIC
+    gold_fields = ("plane", "crossing")
 
     def reaches(self, gold: TwoPlanarGold) -> bool:
         return gold.covered

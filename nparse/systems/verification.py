@@ -21,6 +21,7 @@ from typing import Any, Callable
 from ..trees import is_projective
 from . import archybrid_swap, covington, swapstandard, twoplanar
 from .base import Gold, Oracle, TransitionSystem
+from .row_oracle import RowOracle
 from .search import ExactLoss, Search
 
 
@@ -140,7 +141,7 @@ def lockstep(
     layout = Layout(system, int(lengths.max()) + 1)
     states = layout.initial(lengths)
     configs = [system.initial(g.n) for g in golds]
-    rows = oracle.for_rows(golds)
+    rows = RowOracle(oracle, golds)
     sent = np.arange(len(golds))
     live = np.flatnonzero(~layout.inspect(states, sent * layout.width, 0)[2])
     names = system.actions

@@ -65,6 +65,7 @@ from ..decoding.scoring import TransitionScores
 from ..timing import timed
 from ..systems import Oracle, StaticOracle
 from ..systems.arrays import L_HEADS, L_N, Layout
+from ..systems.row_oracle import RowOracle
 from .updates import END, KEEP, End, GlobalSettings, Next, Restart, SentenceStep, Track, Update, Violation
 
 
@@ -125,7 +126,7 @@ class GlobalSearch:
         # its sequence from the start, so it cannot restart).
         if isinstance(oracle, StaticOracle) and self.restart.restarts:
             raise ValueError(f"{oracle.name} is a static oracle: it cannot restart")
-        self.row_oracle = oracle.for_rows(golds)
+        self.row_oracle = RowOracle(oracle, golds)
         empty = np.zeros(0, dtype=np.int64)
         self.rec = GlobalRecord(empty, empty, empty, empty, sentences=len(lengths))
         self.rows: list[np.ndarray] = []

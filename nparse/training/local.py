@@ -26,6 +26,7 @@ from ..systems import Oracle
 from ..systems.arrays import Layout, feature_row
 from ..systems.kernels.dispatch import apply_one, terminal_row
 from ..systems.kernels.oracles import may_explore_row
+from ..systems.row_oracle import RowOracle
 from ..timing import timed
 from . import mersenne
 
@@ -125,7 +126,7 @@ def train_loop(
     b, whose words read the table from row ``b * layout.width``.
     """
     explore = explore_p if explore_p > 0 and oracle.complete else 0.0
-    rows_oracle = oracle.for_rows(golds)
+    rows_oracle = RowOracle(oracle, golds)
     g = rows_oracle.gold
     off, code, root_end = layout.offsets, layout.code, layout.root_end
     n_slots, n_actions = layout.n_base + len(layout.mod_src), layout.n_actions

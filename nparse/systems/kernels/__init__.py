@@ -3,6 +3,10 @@
 training asks), ``rows.py`` the layout of a row, ``gold.py`` a gold tree's fields, and
 ``dispatch.py`` / ``oracles.py`` choose a system's or an oracle's kernel by code.
 
+This package is the foundation: it imports nothing from the Python systems (``NONE`` lives in
+``rows.py``, ``ILLEGAL`` and the gold layout in ``gold.py``; ``systems/base.py`` re-exports
+``NONE``), so the reference and the production adapters depend on it, never the reverse.
+
 Every system module declares ``CODE`` (the system's ``code``, which ``dispatch.py`` dispatches on),
 its moves (``ACTIONS`` and one constant per move, numbered once here) and
 five functions over one row of the state array (``rows.py`` says where each part lives):

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from numba import njit
 
-from ..base import NONE
 from .rows import (
+    NONE,
     L_HEADS, L_LMOD, L_NB, L_NS, L_STACK, attach, initial_single, left_pop, pop_buffer, push, shift, top,
     two_stack_two_buffer_positions,
 )  # fmt: skip

@@ -5,11 +5,10 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ..base import NONE
 from .arceager import LEFT, REDUCE, RIGHT, SHIFT
 from .gold import G_HEAD, G_KIDS, G_NONPROJ, ILLEGAL, kid_end, kid_start, lost_kids_from, minimal
 from .reachable import EXACT_NONPROJECTIVE, best_gain_eager, relative_to_least, row_units
-from .rows import L_HEADS, L_LMOD, L_N, L_NS, L_STACK, buffer, top
+from .rows import L_HEADS, L_LMOD, L_N, L_NS, L_STACK, NONE, buffer, top
 
 
 @njit(cache=True)

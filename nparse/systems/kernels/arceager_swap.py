@@ -6,9 +6,8 @@ from __future__ import annotations
 
 from numba import njit
 
-from ..base import NONE
 from . import arceager, archybrid_swap
-from .rows import L_HEADS, L_NB, buffer, is_ancestor, top
+from .rows import L_HEADS, L_NB, NONE, buffer, is_ancestor, top
 
 CODE = 7
 # The moves, numbered once here: the Python system takes its ``actions`` and constants from this.

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 from numba import njit
 
-from ..base import NONE
 from .arceager_oracle import step
 from .arceager_swap import LEFT, REDUCE, RIGHT, SHIFT, SWAP
 from .gold import G_HEAD, G_MPC, G_PROJ, complete
-from .rows import L_BUF, L_HEADS, L_NB, buffer, top
+from .rows import L_BUF, L_HEADS, L_NB, NONE, buffer, top
 
 
 @njit(cache=True)

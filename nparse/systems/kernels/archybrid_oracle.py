@@ -5,11 +5,10 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ..base import NONE
 from .archybrid import LEFT, RIGHT, SHIFT
 from .gold import G_HEAD, G_KIDS, G_NONPROJ, ILLEGAL, complete, kid_end, kid_start, lost_kids_from, minimal
 from .reachable import ARCHYBRID, EXACT_NONPROJECTIVE, best_gain, relative_to_least, row_units
-from .rows import L_HEADS, L_N, L_NB, L_NS, buffer, top
+from .rows import L_HEADS, L_N, L_NB, L_NS, NONE, buffer, top
 
 
 @njit(cache=True)

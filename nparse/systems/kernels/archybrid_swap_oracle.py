@@ -6,10 +6,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ..base import NONE
 from .archybrid_swap import LEFT, RIGHT, SHIFT, SWAP
 from .gold import G_HEAD, G_KIDS, G_MPC, G_PROJ, complete, kid_end, kid_start, minimal
-from .rows import L_BUF, L_HEADS, L_NB, L_NS, L_STACK, buffer, top
+from .rows import L_BUF, L_HEADS, L_NB, L_NS, L_STACK, NONE, buffer, top
 
 LAZY = 2  # the option bit of ``ArcHybridSwapStatic(lazy=True)``
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from numba import njit
 
-from ..base import NONE
 from .rows import (
+    NONE,
     L_HEADS, L_LMOD, L_NB, L_NS, L_NS2, L_STACK, L_STACK2, attach, buffer, initial_single, is_ancestor, pop_buffer,
     push, top, two_stack_two_buffer_positions,
 )  # fmt: skip

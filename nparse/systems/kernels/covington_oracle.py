@@ -13,8 +13,7 @@ from numba import njit
 
 from .covington import LEFT, NOARC, RIGHT, SHIFT
 from .gold import G_HEAD, G_KIDS, kid_end, kid_start, minimal
-from .rows import L_HEADS, L_LMOD, L_NB, L_NS, buffer, top
-from ..base import NONE
+from .rows import L_HEADS, L_LMOD, L_NB, L_NS, NONE, buffer, top
 
 
 @njit(cache=True)

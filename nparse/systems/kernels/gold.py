@@ -1,7 +1,8 @@
 """A gold tree as the compiled oracles read it: one ``int64`` array of fields by words.
 
 ``gold[F, w]`` for the words w = 0..n of one sentence (a batch concatenates its sentences, see
-``row_oracle.BatchGold``). Fields an oracle does not need hold 0:
+``row_oracle.BatchGold``). Every oracle gets the heads and dependents; the others (``OPTIONAL``)
+only where the oracle declares them (``Oracle.gold_fields``), and hold 0 elsewhere:
 
 - ``G_HEAD``: the gold head of every word (-1 for the root);
 - ``G_KIDS`` / ``G_KID_START``: the gold dependents of every word, grouped by head in word order;
@@ -22,11 +23,13 @@ from __future__ import annotations
 
 from numba import njit
 
-from ..base import NONE
-from .rows import L_HEADS, L_STEPS
+from .rows import L_HEADS, L_STEPS, NONE
 
 G_HEAD, G_KIDS, G_KID_START, G_PROJ, G_MPC, G_PLANE, G_NONPROJ, G_CROSS = range(8)
 N_FIELDS = 8
+# The fields only some oracles read, by the name of the gold object's attribute that fills them
+# (an oracle declares the ones it reads: ``Oracle.gold_fields``); every oracle gets the others.
+OPTIONAL = {"proj": G_PROJ, "mpc": G_MPC, "plane": G_PLANE, "nonprojective": G_NONPROJ, "crossing": G_CROSS}
 
 
 @njit(cache=True)

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from numba import njit
 
-from ..base import NONE
+NONE = -1  # "no word": an empty feature position, a missing head or modifier (systems/base.py re-exports it)
 
 # Indices into the layout vector: column offsets of the blocks and scalars of a row.
 L_STACK, L_STACK2, L_BUF, L_HEADS, L_LMOD, L_RMOD, L_PLANE, L_COUNTED = range(8)

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from numba import njit
 
-from ..base import NONE
 from .rows import (
+    NONE,
     L_ACTIVE, L_HEADS, L_LMOD, L_NB, L_NS, L_NS2, L_PLANE, L_STACK, L_STACK2, L_SWITCHED, active_stack, attach, buffer,
     inactive_stack, initial_single, is_ancestor, pop_buffer, push, top,
 )  # fmt: skip

@@ -26,8 +26,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ..base import NONE
-from .rows import L_BUF, L_HEADS, L_LMOD, L_N, L_NB, L_NS, L_NS2, L_STACK, L_STACK2
+from .rows import L_BUF, L_HEADS, L_LMOD, L_N, L_NB, L_NS, L_NS2, L_STACK, L_STACK2, NONE
 
 
 @njit(cache=True)

@@ -18,8 +18,7 @@ from numba import njit
 
 from . import twoplanar as kernel
 from . import twoplanar_agnostic
-from ..base import NONE
-from .rows import L_ACTIVE, L_BUF, L_HEADS, L_LMOD, L_N, L_NB, L_NS, L_NS2, L_PLANE, L_STACK, L_STACK2, L_SWITCHED
+from .rows import L_ACTIVE, L_BUF, L_HEADS, L_LMOD, L_N, L_NB, L_NS, L_NS2, L_PLANE, L_STACK, L_STACK2, L_SWITCHED, NONE
 from .gold import G_CROSS, G_HEAD, G_PLANE, ILLEGAL, minimal
 from .twoplanar import LEFT, REDUCE, SHIFT, SWITCH
 
