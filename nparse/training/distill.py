@@ -138,16 +138,14 @@ def distill_loss(
     return kl.masked_fill(~legal, 0.0).sum() * temperature**2
 
 
-__all__ = ["Teacher", "distill_loss"]
-
-
-def attach_teacher(objective: Any, cfg: Any, device: torch.device) -> None:
-    """Give the greedy objective the teacher of ``trainer.distill_from`` (one checkpoint or an
-    ensemble) and its weight; check_settings allows distillation in greedy training only."""
-    from .objectives import Greedy
-
-    assert isinstance(objective, Greedy)
+def teacher_of(cfg: Any, device: torch.device) -> Teacher | None:
+    """The teacher of ``trainer.distill_from`` (one checkpoint or an ensemble), None without one;
+    ``build_objective`` gives it to the greedy objective with ``trainer.distill_weight``."""
     tc = cfg.trainer
+    if not tc.distill_from:
+        return None
     paths = [resolve_path(str(p), "trainer.distill_from") for p in checkpoint_paths(tc.distill_from)]
-    objective.teacher = Teacher(paths, system_options(cfg), device, tc.distill_cache_mb)
-    objective.distill_weight = tc.distill_weight
+    return Teacher(paths, system_options(cfg), device, tc.distill_cache_mb)
+
+
+__all__ = ["Teacher", "distill_loss", "teacher_of"]

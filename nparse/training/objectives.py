@@ -11,6 +11,8 @@ from __future__ import annotations
 import random
 from abc import ABC, abstractmethod
 from collections import Counter
+from dataclasses import dataclass
+
 import torch
 
 from ..config import Config
@@ -27,6 +29,21 @@ from .losses import LOCAL_LOSSES, global_loss, label_loss, tag_loss
 from .settings import check_completion, check_reachable, global_settings
 
 
+@dataclass(frozen=True)
+class LossWeights:
+    """Weights of the transition, label and tag losses on the shared encoder
+    (``trainer.transition_loss_weight``, ``label_loss_weight``, ``tag_loss_weight``)."""
+
+    transition: float = 1.0
+    label: float = 1.0
+    tag: float = 1.0
+
+    def __post_init__(self) -> None:
+        for key in ("transition", "label", "tag"):
+            if not getattr(self, key) >= 0:
+                raise ValueError(f"trainer.{key}_loss_weight={getattr(self, key)}: must be at least 0")
+
+
 class Objective(ABC):
     """One way of training the network; ``batch_loss`` returns the batch's summed loss (the
     trainer divides by its tokens), counters to add up over the epoch, and the transitions taken."""
@@ -34,17 +51,12 @@ class Objective(ABC):
     # Per-epoch statistics drawn in TensorBoard under train/.
     curves: tuple[str, ...] = ()
 
-    def __init__(self, oracle: Oracle):
+    def __init__(self, oracle: Oracle, weights: LossWeights = LossWeights()):
         self.oracle = oracle
-        # Weights of the transition, label and tag losses on the shared encoder (trainer.*_loss_weight).
-        self.transition_weight, self.label_weight, self.tag_weight = 1.0, 1.0, 1.0
+        self.weights = weights
 
     def start_epoch(self, epoch: int) -> None:
         """Called before every epoch (schedules)."""
-
-    def check_config(self, cfg: Config) -> None:
-        """Refuse model settings this objective cannot train (before any data is read)."""
-        check_completion(cfg, None)
 
     def check_examples(self, examples: list[Example]) -> None:
         """Refuse training data this objective cannot train on."""
@@ -64,16 +76,19 @@ class Greedy(Objective):
 
     curves = ("transitions_per_sentence", "exploration_rate", "error_rate", "explore_p", "oracle_share")
 
-    def __init__(self, oracle: Oracle, local_loss: str, explore_p: float, explore_from: int, rng: random.Random):
-        super().__init__(oracle)
+    def __init__(
+        self, oracle: Oracle, local_loss: str, explore_p: float, explore_from: int, rng: random.Random,
+        weights: LossWeights = LossWeights(), teacher: Teacher | None = None, distill_weight: float = 0.0,
+    ):  # fmt: skip
+        super().__init__(oracle, weights)
         if local_loss not in LOCAL_LOSSES:
             raise ValueError(f"trainer.local_loss={local_loss}: choose one of {', '.join(LOCAL_LOSSES)}")
         self.loss = LOCAL_LOSSES[local_loss]
         self.explore_setting, self.explore_from = explore_p, explore_from
         self.explore_p = 0.0
         self.rng = rng
-        self.teacher: Teacher | None = None  # trainer.distill_from: its scores as soft targets
-        self.distill_weight = 0.0
+        # trainer.distill_from: the teacher's scores as soft targets, weighted by trainer.distill_weight
+        self.teacher, self.distill_weight = teacher, distill_weight
 
     def start_epoch(self, epoch: int) -> None:
         on = self.oracle.complete and epoch >= self.explore_from
@@ -97,8 +112,9 @@ class Greedy(Objective):
         assert table is not None
         transition, steps = self.transition_loss(model, batch, table)
         with timed("loss"):
-            loss = self.transition_weight * transition
-            loss = loss + self.label_weight * label_loss(model, vectors, batch) + self.tag_weight * tag_loss(model, vectors, batch)
+            w = self.weights
+            loss = w.transition * transition
+            loss = loss + w.label * label_loss(model, vectors, batch) + w.tag * tag_loss(model, vectors, batch)
         counts = {
             "transitions": len(steps), "errors": steps.errors, "explored": steps.explored,
             "oracle": steps.oracle_seconds,
@@ -122,9 +138,10 @@ class Global(Objective):
     curves = ("oracle_share", "beam_size", "updates_per_sentence", "derivation_share_updated", "end_reached")
 
     def __init__(
-        self, oracle: Oracle, settings: GlobalSettings, local: Greedy | None = None, local_weight: float = 0.0
-    ):
-        super().__init__(oracle)
+        self, oracle: Oracle, settings: GlobalSettings, local: Greedy | None = None, local_weight: float = 0.0,
+        weights: LossWeights = LossWeights(),
+    ):  # fmt: skip
+        super().__init__(oracle, weights)
         self.settings = settings
         # trainer.local_loss_weight: the greedy loss of the same batch added to the global one, as
         # Edunov et al. (2018) combine token- and sequence-level losses; it keeps the locally
@@ -134,9 +151,6 @@ class Global(Objective):
     def start_epoch(self, epoch: int) -> None:
         if self.local is not None:
             self.local.start_epoch(epoch)
-
-    def check_config(self, cfg: Config) -> None:
-        check_completion(cfg, self.settings)
 
     def check_examples(self, examples: list[Example]) -> None:
         check_reachable(self.settings, examples, self.oracle)
@@ -153,10 +167,11 @@ class Global(Objective):
             search_completion,
         ).run()  # fmt: skip
         with timed("loss"):
-            loss = self.transition_weight * global_loss(model.scorer, table, rec, self.settings.loss, completion)
+            w = self.weights
+            loss = w.transition * global_loss(model.scorer, table, rec, self.settings.loss, completion)
             if model.completion is not None and model.arc_loss:
                 loss = loss + model.completion.head_loss(vectors, lengths, [e.sent.heads for e in batch.examples])
-            loss = loss + self.label_weight * label_loss(model, vectors, batch) + self.tag_weight * tag_loss(model, vectors, batch)
+            loss = loss + w.label * label_loss(model, vectors, batch) + w.tag * tag_loss(model, vectors, batch)
         if self.local is not None:
             local, _ = self.local.transition_loss(model, batch, table)
             loss = loss + self.local_weight * local
@@ -176,19 +191,24 @@ class Global(Objective):
         }
 
 
-def build_objective(cfg: Config, oracle: Oracle, rng: random.Random) -> Objective:
-    """The objective of ``trainer.name`` (greedy or global) with its settings checked."""
+def check_objective(cfg: Config, oracle: Oracle) -> None:
+    """Refuse, before any data or model is read, settings the objective of ``trainer.name``
+    cannot train (``build_objective`` comes later, once the teacher can be loaded)."""
+    check_completion(cfg, global_settings(cfg, oracle) if cfg.trainer.is_global else None)
+
+
+def build_objective(cfg: Config, oracle: Oracle, rng: random.Random, teacher: Teacher | None = None) -> Objective:
+    """The objective of ``trainer.name`` (greedy or global) with its settings checked; ``teacher``
+    is ``trainer.distill_from``'s (``distill.teacher_of``), for greedy training."""
     tc, oc = cfg.trainer, cfg.oracle
-    greedy = Greedy(oracle, tc.local_loss, oc.explore_p, oc.explore_from_epoch, rng)
-    objective: Objective = greedy
-    if tc.is_global:
-        weight = tc.local_loss_weight
-        if weight is None or not weight >= 0:
-            raise ValueError(f"trainer.local_loss_weight={weight}: must be at least 0")
-        objective = Global(oracle, global_settings(cfg, oracle), greedy if weight > 0 else None, weight)
-    for key in ("transition_loss_weight", "label_loss_weight", "tag_loss_weight"):
-        if not getattr(tc, key) >= 0:
-            raise ValueError(f"trainer.{key}={getattr(tc, key)}: must be at least 0")
-    objective.transition_weight, objective.label_weight = tc.transition_loss_weight, tc.label_loss_weight
-    objective.tag_weight = tc.tag_loss_weight
-    return objective
+    weights = LossWeights(tc.transition_loss_weight, tc.label_loss_weight, tc.tag_loss_weight)
+    distill_weight = tc.distill_weight if teacher is not None else 0.0
+    if not tc.is_global:
+        return Greedy(oracle, tc.local_loss, oc.explore_p, oc.explore_from_epoch, rng, weights, teacher, distill_weight)
+    if teacher is not None:
+        raise ValueError("trainer.distill_from distils in greedy training only (trainer=greedy)")
+    weight = tc.local_loss_weight
+    if weight is None or not weight >= 0:
+        raise ValueError(f"trainer.local_loss_weight={weight}: must be at least 0")
+    local = Greedy(oracle, tc.local_loss, oc.explore_p, oc.explore_from_epoch, rng) if weight > 0 else None
+    return Global(oracle, global_settings(cfg, oracle), local, weight, weights)

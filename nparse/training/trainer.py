@@ -31,11 +31,11 @@ from ..runtime import set_threads
 from ..systems import make_oracle, make_system
 from .curves import epoch_line, epoch_stats, new_window, tensorboard, write_epoch, write_window
 from .data import load_data
-from .distill import attach_teacher
+from .distill import teacher_of
 from .distributed import NoWriter, Ranks, barrier, broadcast, gather_counters, total
 from .evaluation import Evaluation
 from .models import starting_model
-from .objectives import build_objective
+from .objectives import build_objective, check_objective
 from .optimization import Updates
 from .patience import patience_exhausted, patience_note, warn_without_dev
 from .progress import Progress
@@ -69,14 +69,12 @@ class Trainer:
         torch.manual_seed(tc.seed)
         self.data = load_data(cfg)
         self.oracle = make_oracle(make_system(**system_options(cfg)), cfg.oracle.name, **cfg.oracle.options)
-        self.objective = build_objective(cfg, self.oracle, self.rng)
-        self.objective.check_config(cfg)
+        check_objective(cfg, self.oracle)
         saved = checkpoint.load(start.resume, device, resume=True) if start.resume else None
         self.progress = Progress.saved(saved) if saved else Progress(start.preset)
         self.model = starting_model(cfg, self.system, self.data.train, device, saved, start.resume)
         self.log_handler = resumed_log(start, saved, self.run_dir, self.ranks.main) if saved else None
-        if tc.distill_from:
-            attach_teacher(self.objective, cfg, device)
+        self.objective = build_objective(cfg, self.oracle, self.rng, teacher_of(cfg, device))
         self.data.prepare(self.model.vocabs, self.oracle, self.run_dir, str(cfg.data.train), self.ranks.main)
         self.objective.check_examples(self.data.examples)
         self.updates = Updates(self.model, tc, self.data.examples, self.ranks.world, precision)
