@@ -145,8 +145,8 @@ def test_first_update_matches_a_plain_python_beam(update, positive, name, oracle
         rec = search.run()
         pos, neg, t = reference_first_update(system, oracle, gold, scorer, 3, update, positive)
         first = rec.updates[0]
-        assert search.derivation(first.pos)[1] == pos
-        assert search.derivation(first.neg)[1] == neg
+        assert search.tree.derivation(first.pos)[1] == pos
+        assert search.tree.derivation(first.neg)[1] == neg
         if name == "arcstandard" and first.violation:
             assert len(pos) == len(neg) == t
         seen += first.violation
@@ -189,8 +189,8 @@ def test_hand_computed_early_and_max_violation_updates():
             GlobalSettings(1, update),
         )  # fmt: skip
         rec = search.run()
-        assert [search.derivation(u.pos)[1] for u in rec.updates] == [pos], update
-        assert [search.derivation(u.neg)[1] for u in rec.updates] == [neg], update
+        assert [search.tree.derivation(u.pos)[1] for u in rec.updates] == [pos], update
+        assert [search.tree.derivation(u.neg)[1] for u in rec.updates] == [neg], update
         assert rec.updates[0].violation
 
 
@@ -288,8 +288,8 @@ def test_global_losses_equal_their_definitions(loss, with_factors, scores):
             for u in rec.updates:
                 score = {}
                 for node in {u.pos, u.neg, *u.beam}:
-                    root, actions = search.derivation(node)
-                    start = search.layout.to_config(search.restart_rows[root], 0)
+                    root, actions = search.tree.derivation(node)
+                    start = search.layout.to_config(search.tree.restart_rows[root], 0)
                     score[node] = derivation_score(system, scorer, table, width, start, actions, scores == "local")
                     if completion is not None:
                         end = start.copy()

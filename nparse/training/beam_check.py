@@ -68,19 +68,20 @@ def check_tree(
 
     checked = 0
     bad: list[Mismatch] = []
-    while len(search.sent):
+    items = search.items
+    while len(items.sent):
         search.step()
-        for i in range(len(search.sent)):
-            root, actions = search.derivation(int(search.node[i]))
-            start = layout.to_config(search.restart_rows[root], 0)
+        for i in range(len(items.sent)):
+            root, actions = search.tree.derivation(int(items.node[i]))
+            start = layout.to_config(search.tree.restart_rows[root], 0)
             path = [start]
             for a in actions:
                 c = path[-1].copy()
                 system.apply(c, a)
                 path.append(c)
             item = path[-1]
-            marked = bool(search.correct[i])
-            if layout.to_config(search.states, i).heads != item.heads:
+            marked = bool(items.correct[i])
+            if layout.to_config(items.states, i).heads != item.heads:
                 bad.append((heads, actions, "array row differs from the replayed configuration"))
             elif sequence is not None:
                 if marked != (actions == sequence[start.steps : start.steps + len(actions)]):

@@ -47,7 +47,9 @@ starts from a beam that already parses as well as greedy decoding, and derivatio
 lengths stay comparable. Raw sums are the globally normalised model of Andor et al. (2016).
 
 The choices (update strategy, positive, restart policy) are objects of ``updates.py``, built once
-from the config in ``GlobalSettings``; this module runs the beam and asks them at every step.
+from the config in ``GlobalSettings``; this module runs the step loop and asks them at every step
+through ``updates.SearchView``. The derivation tree and the recorded feature rows are
+``derivations.Derivations``, the live beam items ``beam_items.BeamItems``.
 """
 
 from __future__ import annotations
@@ -59,14 +61,16 @@ from dataclasses import dataclass, field
 import numpy as np
 import torch
 
-from ..decoding.beam import Step, flatten, local_scores, score_rows, step
+from ..decoding.beam import Step, local_scores, score_rows, step
 from ..decoding.completion import Completion, Factors
 from ..decoding.scoring import TransitionScores
 from ..timing import timed
 from ..systems import Oracle, StaticOracle
 from ..systems.arrays import L_HEADS, L_N, Layout
 from ..systems.row_oracle import RowOracle
-from .updates import END, KEEP, End, GlobalSettings, Next, Restart, SentenceStep, Track, Update, Violation
+from .beam_items import BeamItems
+from .derivations import Derivations
+from .updates import END, KEEP, GlobalSettings, Next, Restart, SentenceStep, Track, Update, Violation
 
 
 @dataclass
@@ -90,18 +94,9 @@ class GlobalRecord:
     legal: np.ndarray | None = None  # [R, actions] legal transitions of ``rows`` (local scores only)
 
 
-@dataclass
-class Selection:
-    """What one step selected, for the decisions and the next step's rows: the step's result
-    (``decoding.beam.step``) and the node and depth of every selected candidate [G, K]."""
-
-    s: Step
-    node: np.ndarray
-    depth: np.ndarray
-
-
 class GlobalSearch:
-    """Beam search over a batch with the updates of ``settings`` (one instance per batch)."""
+    """Beam search over a batch with the updates of ``settings`` (one instance per batch): the
+    step loop, and the operations the strategies use (``updates.SearchView``)."""
 
     def __init__(
         self,
@@ -115,224 +110,76 @@ class GlobalSearch:
         completion: Completion | None = None,
     ):
         self.layout, self.oracle, self.scorer, self.table = layout, oracle, scorer, table
-        self.completion = completion
-        self.factor_parts: list[Factors] = []
-        self.golds, self.settings = golds, settings
-        self.update, self.restart = settings.update_strategy, settings.restart_policy
-        self.k = settings.beam_size
-        self.kinds = 2 if self.update.gold_beam else 1  # a gold beam beside the beam
+        self.completion, self.settings = completion, settings
         self.tracks = [Track() for _ in lengths]
         # The oracle's compiled twin, asked about correct items only (a static oracle's follow
         # its sequence from the start, so it cannot restart).
-        if isinstance(oracle, StaticOracle) and self.restart.restarts:
+        if isinstance(oracle, StaticOracle) and settings.restart_policy.restarts:
             raise ValueError(f"{oracle.name} is a static oracle: it cannot restart")
         self.row_oracle = RowOracle(oracle, golds)
         empty = np.zeros(0, dtype=np.int64)
         self.rec = GlobalRecord(empty, empty, empty, empty, sentences=len(lengths))
-        self.rows: list[np.ndarray] = []
-        self.legal_rows: list[np.ndarray] = []
-        self.n_rows = 0
-        self.row_base = 0  # id of the current step's first feature row
-        self.node_parts: list[np.ndarray] = []  # [m, 3] (parent, row, action) per chunk
-        self.score_parts: list[np.ndarray] = []  # [m] derivation score of every node (since its restart point)
-        self.depth_parts: list[np.ndarray] = []  # [m] transitions since its restart point
-        self.n_nodes = 0
-        # Rows: every live sentence's beam (kind 0), then its gold beam (kind 1).
-        self.states = layout.initial(np.repeat(np.array(lengths), self.kinds))
-        self.sent = np.repeat(np.arange(len(lengths)), self.kinds)
-        self.kind = np.tile(np.arange(self.kinds), len(lengths))
-        roots = self.new_nodes(np.full((len(lengths), 3), -1))
-        self.node = np.repeat(roots, self.kinds)
-        # The configuration of every restart point (segment root node), for tests and tools.
-        self.restart_rows = {int(r): self.states[i * self.kinds : i * self.kinds + 1] for i, r in enumerate(roots)}
-        self.correct = np.ones(len(self.sent), dtype=bool)
-        self.item_score = np.zeros(len(self.sent))
-        self.depth = np.zeros(len(self.sent), dtype=np.int64)  # transitions of every item's node since its restart point
-        self.starts = np.arange(len(self.sent) + 1)
-
-    def new_nodes(self, triples: np.ndarray, scores: np.ndarray | None = None, depths: np.ndarray | None = None) -> np.ndarray:
-        """Add nodes given as rows (parent node, feature row id, action), with their derivation
-        scores and depths (restart points: 0); returns their ids."""
-        ids = np.arange(self.n_nodes, self.n_nodes + len(triples))
-        self.node_parts.append(np.asarray(triples, dtype=np.int64).reshape(-1, 3))
-        self.score_parts.append(np.zeros(len(triples)) if scores is None else np.asarray(scores, dtype=np.float64))
-        self.depth_parts.append(np.zeros(len(triples), dtype=np.int64) if depths is None else np.asarray(depths))
-        self.n_nodes += len(triples)
-        return ids
-
-    def node_table(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """(parent/row/action [N, 3], score [N], depth [N]) of every node so far."""
-        if len(self.node_parts) > 1:
-            self.node_parts = [np.concatenate(self.node_parts)]
-            self.score_parts = [np.concatenate(self.score_parts)]
-            self.depth_parts = [np.concatenate(self.depth_parts)]
-        return self.node_parts[0], self.score_parts[0], self.depth_parts[0]
+        self.tree = Derivations(layout)
+        kinds = 2 if settings.update_strategy.gold_beam else 1  # a gold beam beside the beam
+        self.items = BeamItems(layout, lengths, kinds, self.tree)
 
     def run(self) -> GlobalRecord:
         with timed("search"):  # includes the scorer and oracle calls of the search
-            while len(self.sent):
+            while len(self.items.sent):
                 self.step()
-        rec = self.rec
-        off = self.layout.offsets
-        ends = [t.last_pos_row for t in self.tracks if t.last_pos_row is not None]
-        if ends:
-            last = np.concatenate(ends)
-            _, _, terminal = self.layout.inspect(last, np.zeros(len(last), dtype=np.int64), 0)
-            n = last[:, off[L_N]]
-            width = int(n.max()) + 1
-            heads = last[:, off[L_HEADS] + 1 : off[L_HEADS] + width]
-            attached = ((heads >= 0) & (np.arange(1, width)[None, :] <= n[:, None])).sum(1)
-            rec.reached_end = int(terminal.sum())
-            rec.covered = float(np.where(terminal, 1.0, attached / n).sum())
-        rec.rows = np.concatenate(self.rows) if self.rows else np.zeros((0, 1), dtype=np.int64)
-        if self.settings.local_scores:
-            width = self.layout.n_actions
-            rec.legal = np.concatenate(self.legal_rows) if self.legal_rows else np.zeros((0, width), dtype=bool)
-        if self.factor_parts:
-            parts = self.factor_parts
-            rec.factors = Factors(*(np.concatenate([getattr(p, k) for p in parts]) for k in Factors.__annotations__))
-        nodes, _, _ = self.node_table()
-        rec.parent, rec.row, rec.action = nodes[:, 0], nodes[:, 1], nodes[:, 2]
-        names = self.layout.system.actions
-        for u in rec.updates:  # the transitions the positive examples teach
-            node = u.pos
-            while rec.action[node] >= 0:
-                rec.actions[names[rec.action[node]]] += 1
-                node = rec.parent[node]
-        return rec
+        self.rec.reached_end, self.rec.covered = coverage(self.layout, self.tracks)
+        return completed(self.rec, self.tree, self.layout, self.settings.local_scores)
 
     def step(self) -> None:
-        layout, rec = self.layout, self.rec
-        rows, legal, done = layout.inspect(self.states, self.sent * layout.width, self.table.shape[0] - 1)
-        self.rows.append(rows)
-        self.row_base = self.n_rows
-        self.n_rows += len(rows)
+        layout, items, k = self.layout, self.items, self.settings.beam_size
+        rows, legal, done = layout.inspect(items.states, items.sent * layout.width, self.table.shape[0] - 1)
+        self.tree.record_step(rows, legal if self.settings.local_scores else None)
         scores = score_rows(self.scorer, self.table, rows, done)
         if self.settings.local_scores:  # as the decoder sums them (T = 1: the training sets the scale)
-            self.legal_rows.append(legal)
             scores = local_scores(scores, legal, 1.0)
         found = None
         if self.completion is not None:  # candidates also score the factors they complete
-            delta, found = self.completion.candidates(layout, self.states, self.sent, legal, done)
+            delta, found = self.completion.candidates(layout, items.states, items.sent, legal, done)
             scores = scores + delta
         # The oracle, asked only about correct items that can still move.
         ok = np.zeros_like(legal)
         clock = time.perf_counter()
-        ask = np.flatnonzero(self.correct & ~done)
-        ok[ask] = self.row_oracle(layout, self.states, ask, self.sent) & legal[ask]
-        rec.oracle_seconds += time.perf_counter() - clock
-        allowed = np.where((self.kind == 0)[:, None], legal, ok)
+        ask = np.flatnonzero(items.correct & ~done)
+        ok[ask] = self.row_oracle(layout, items.states, ask, items.sent) & legal[ask]
+        self.rec.oracle_seconds += time.perf_counter() - clock
+        allowed = np.where((items.kind == 0)[:, None], legal, ok)
         s = step(
-            layout, self.scorer, self.table, self.states, self.sent * layout.width, self.item_score, self.starts,
-            self.k, allowed=allowed, marked=ok, marked_done=self.correct & done,
-            inspected=(rows, legal, done), scores=scores,
+            layout, self.scorer, self.table, items.states, items.sent * layout.width, items.score, items.starts,
+            k, allowed=allowed, marked=ok, marked_done=items.correct & done, inspected=(rows, legal, done),
+            scores=scores,
         )  # fmt: skip
-        selected = Selection(s, *self.candidate_nodes(s.parent, s.action, s.count, s.total))
+        nodes, depths = items.candidate_nodes(s.parent, s.action, s.count, s.total)
         if found is not None:
-            self.keep_factors(found, s, legal.shape)
+            self.tree.keep_factors(found, s, legal.shape, k)
         # Sentences with nothing to decide (no error, no possible violation, not finished) go on.
-        valid: np.ndarray = np.arange(self.k)[None, :] < s.count[:, None]
+        valid: np.ndarray = np.arange(k)[None, :] < s.count[:, None]
         finished: np.ndarray = ((s.action < 0) | ~valid).all(1)
-        free = np.arange(0, len(self.starts) - 1, self.kinds)
-        over = finished[free] & finished[free + self.kinds - 1]
-        attention = self.update.attention(s.marked, valid, free) | over
+        free = np.arange(0, len(items.starts) - 1, items.kinds)
+        over = finished[free] & finished[free + items.kinds - 1]
+        attention = self.settings.update_strategy.attention(s.marked, valid, free) | over
         pieces = []
         for g, look in zip(free.tolist(), attention.tolist()):
-            b = int(self.sent[self.starts[g]])
-            pieces.append((b, g, self.decide(b, g, selected) if look else KEEP))
-        self.advance(pieces, selected)
+            b = int(items.sent[items.starts[g]])
+            pieces.append((b, g, self.decide(b, g, s, nodes) if look else KEEP))
+        items.advance(pieces, s, nodes, depths)
 
-    def keep_factors(self, found: Factors, s: Step, shape: tuple[int, int]) -> None:
-        """Record the factors of the candidates that can become nodes (the selected ones and
-        the best marked one), with their feature row ids."""
-        chosen = np.zeros(shape, dtype=bool)
-        valid = np.arange(self.k)[None, :] < s.count[:, None]
-        moved = valid & (s.action >= 0)
-        chosen[s.parent[moved], s.action[moved]] = True
-        best = (s.best_marked[:, 0] >= 0) & (s.best_marked[:, 1] >= 0)
-        chosen[s.best_marked[best, 0].astype(np.int64), s.best_marked[best, 1].astype(np.int64)] = True
-        kept = found.take(chosen[found.row, found.action])
-        kept.row = kept.row + self.row_base
-        self.factor_parts.append(kept)
-
-    def candidate_nodes(
-        self, parent: np.ndarray, action: np.ndarray, count: np.ndarray, total: np.ndarray
-    ) -> tuple[np.ndarray, np.ndarray]:
-        """Nodes and depths of candidates [G, K] given by parent row, action and score (a stay
-        keeps its node)."""
-        valid = np.arange(parent.shape[1])[None, :] < count[:, None]
-        par = np.where(valid, parent, 0)
-        moved = valid & (action >= 0)
-        out = np.full(parent.shape, -1, dtype=np.int64)
-        out[valid & ~moved] = self.node[par[valid & ~moved]]
-        depth = np.where(valid, self.depth[par] + moved, 0)
-        if moved.any():
-            triples = np.stack([self.node[par[moved]], self.row_base + par[moved], action[moved]], 1)
-            out[moved] = self.new_nodes(triples, total[moved], depth[moved])
-        return out, depth
-
-    def explorable(self, node: int, b: int) -> bool:
-        """Whether the oracle may explore along a node's derivation (``Oracle.may_explore`` at
-        every transition it does not call correct); oracles that never object are not asked."""
-        if type(self.oracle).may_explore is Oracle.may_explore:
-            return True
-        root, actions = self.derivation(node)
-        return self.row_oracle.explorable(self.layout, self.restart_rows[root], actions, b)
-
-    def derivation(self, node: int) -> tuple[int, list[int]]:
-        """(restart point node, transitions since it) of a node, for tests and tools."""
-        nodes, _, _ = self.node_table()
-        actions = []
-        while nodes[node, 0] >= 0 or nodes[node, 2] >= 0:
-            actions.append(int(nodes[node, 2]))
-            node = int(nodes[node, 0])
-        return node, actions[::-1]
-
-    def materialize(self, parent: int, action: int) -> np.ndarray:
-        """The configuration of item ``parent`` of the current rows after ``action``."""
-        row = self.states[parent : parent + 1].copy()
-        self.layout.apply(row, np.array([action]))
-        return row
-
-    def candidate_row(self, s: Step, g: int, r: int) -> np.ndarray:
-        """The configuration of selected candidate ``r`` of group ``g`` of the step ``s``."""
-        return self.materialize(int(s.parent[g, r]), int(s.action[g, r]))
-
-    def restart_row(self, step: SentenceStep, pos_row: np.ndarray) -> np.ndarray | None:
-        """Where sentence ``step.b`` goes on after an update at this step (None: it ends)."""
-        return self.restart.row(self, step.b, step.neg_node, pos_row, lambda: self.candidate_row(step.s, step.gf, 0))
-
-    def sentence_step(self, b: int, gf: int, selected: Selection) -> SentenceStep:
-        """Sentence b after the step: its beam, the negative, the best correct item known now
-        (the beam's correct items first, as max keeps the first of equal scores and an identical
-        derivation is not counted twice, then the gold beam) and whether the segment is over."""
-        s = selected.s
-        count = int(s.count[gf])
-        beam = selected.node[gf, :count].tolist()
-        options = [(s.total[gf, r], gf, r) for r in range(count) if s.marked[gf, r]]
-        over = bool((s.action[gf, :count] < 0).all())
-        if self.kinds == 2:
-            gg = gf + 1
-            options += [(s.total[gg, r], gg, r) for r in range(s.count[gg])]
-            over = over and bool((s.action[gg, : s.count[gg]] < 0).all())
-        best = max(options, key=lambda o: o[0]) if options else None
-        neg_ok = bool(s.marked[gf, 0])
-        return SentenceStep(b, gf, s, selected.node, beam, beam[0], neg_ok, best, over)
-
-    def decide(self, b: int, gf: int, selected: Selection) -> Next:
+    def decide(self, b: int, gf: int, s: Step, nodes: np.ndarray) -> Next:
         """What sentence b does next: keep its selected items, restart from a row, or end."""
-        step_ = self.sentence_step(b, gf, selected)
-        now = self.update.at_step(self, step_)
+        step_ = sentence_step(b, gf, s, nodes, self.items.kinds == 2)
+        now = self.settings.update_strategy.at_step(self, step_)
         if now is not None:
             return now
-        if not step_.over:
-            return KEEP
-        return self.close_segment(step_)
+        return KEEP if not step_.over else self.close_segment(step_)
 
     def close_segment(self, step_: SentenceStep) -> Next:
         """The segment is over: its largest violation is the update (a restart may follow); with
         none, a final update with the best correct finished item ends the sentence."""
-        self.update.at_segment_end(self, step_)
+        self.settings.update_strategy.at_segment_end(self, step_)
         track = self.tracks[step_.b]
         if track.worst is not None:
             worst, track.worst = track.worst, None
@@ -345,95 +192,107 @@ class GlobalSearch:
         self.add_update(track, final, self.candidate_row(step_.s, step_.best[1], step_.best[2]))
         return END
 
-    def prefix_violation(self, b: int, track: Track, best: int) -> Violation:
-        """The largest violation of a finished segment against prefixes of its best complete
-        correct derivation (node ``best``), as latent structure training defines the positive
-        (Björkelund & Nivre 2015): the step's negative against the prefix of the same length."""
-        nodes, score, depth = self.node_table()
-        chain = [best]
-        while nodes[chain[-1], 0] >= 0:
-            chain.append(int(nodes[chain[-1], 0]))
-        chain.reverse()  # chain[d]: the prefix of d transitions
-        worst = None
-        for wrong in track.wrong:
-            pos = chain[min(int(depth[wrong.neg]), len(chain) - 1)]
-            gap = wrong.score - float(score[pos])
-            if worst is None or gap > worst[0]:
-                worst = (gap, pos, wrong)
-        track.wrong = []
-        assert worst is not None
-        gap, pos, wrong = worst
-        pos_row = self.row_of_node(pos)
-        restart = self.restart.row(self, b, wrong.neg, pos_row, lambda: wrong.neg_row)
-        return Violation(gap, Update(pos, wrong.neg, wrong.beam, True), pos_row, restart)
+    # -- updates.SearchView: what the strategies may do --
 
-    def row_of_node(self, node: int) -> np.ndarray:
-        """The configuration a node stands for: its restart point's row and transitions since."""
-        root, actions = self.derivation(node)
-        row = self.restart_rows[root].copy()
-        for a in actions:
-            self.layout.apply(row, np.array([a]))
-        return row
+    def track(self, b: int) -> Track:
+        return self.tracks[b]
+
+    def candidate_row(self, s: Step, g: int, r: int) -> np.ndarray:
+        return self.items.candidate_row(s, g, r)
+
+    def materialize(self, parent: int, action: int) -> np.ndarray:
+        return self.items.materialize(parent, action)
+
+    def new_positive(self, parent: int, action: int, total: np.ndarray) -> int:
+        nodes, _ = self.items.candidate_nodes(np.array([[parent]]), np.array([[action]]), np.array([1]), total)
+        return int(nodes[0, 0])
+
+    def negative_row(self, step_: SentenceStep) -> np.ndarray | None:
+        keeps = self.settings.restart_policy.keeps_negative
+        return self.candidate_row(step_.s, step_.gf, 0) if keeps else None
+
+    def restart_row(self, step_: SentenceStep, pos_row: np.ndarray) -> np.ndarray | None:
+        neg_row = lambda: self.candidate_row(step_.s, step_.gf, 0)  # noqa: E731
+        return self.settings.restart_policy.row(self, step_.b, step_.neg_node, pos_row, neg_row)
+
+    def prefix_violation(self, b: int, track: Track, best: int) -> Violation:
+        """The step's negative against the prefix of the same length of the best complete
+        correct derivation (latent structure training, Björkelund & Nivre 2015)."""
+        wrongs, track.wrong = track.wrong, []
+        prefixes = self.tree.prefixes(best, [w.neg for w in wrongs])
+        gaps = [w.score - pos_score for w, (_, pos_score) in zip(wrongs, prefixes)]
+        i = int(np.argmax(gaps))  # the first of equal gaps
+        wrong, pos = wrongs[i], prefixes[i][0]
+        pos_row = self.tree.row_of_node(pos)
+        restart = self.settings.restart_policy.row(self, b, wrong.neg, pos_row, lambda: wrong.neg_row)
+        return Violation(gaps[i], Update(pos, wrong.neg, wrong.beam, True), pos_row, restart)
+
+    def explorable(self, node: int, b: int) -> bool:
+        """``Oracle.may_explore`` at every transition of the node's derivation it does not call
+        correct; oracles that never object are not asked."""
+        if type(self.oracle).may_explore is Oracle.may_explore:
+            return True
+        root, actions = self.tree.derivation(node)
+        return self.row_oracle.explorable(self.layout, self.tree.restart_rows[root], actions, b)
 
     def add_update(self, track: Track, update: Update, pos_row: np.ndarray) -> None:
         self.rec.updates.append(update)
         self.rec.violations += update.violation
         track.last_pos_row = pos_row
 
-    def advance(self, pieces: list[tuple[int, int, Next]], selected: Selection) -> None:
-        """The rows of the next step: kept candidates, or a fresh segment from a restart row."""
-        s = selected.s
-        kinds = self.kinds
-        keep: list[int] = []
-        keep_at: list[int] = []
-        restarts: list[np.ndarray] = []
-        restart_at: list[int] = []
-        seg_sent: list[int] = []
-        seg_kind: list[int] = []
-        sizes: list[int] = []
-        for b, gf, what in pieces:
-            if isinstance(what, End):
-                continue
-            for kd in range(kinds):
-                if isinstance(what, Restart):
-                    restarts.append(what.row)
-                    restart_at.append(len(sizes))
-                    sizes.append(1)
-                else:
-                    keep.append(gf + kd)
-                    keep_at.append(len(sizes))
-                    sizes.append(int(s.count[gf + kd]))
-                seg_sent.append(b)
-                seg_kind.append(kd)
-        starts = np.concatenate([[0], np.cumsum(sizes, dtype=np.int64)])
-        total = int(starts[-1])
-        self.sent = np.repeat(np.array(seg_sent, dtype=np.int64), sizes)
-        self.kind = np.repeat(np.array(seg_kind, dtype=np.int64), sizes)
-        states = np.empty((total, self.states.shape[1]), dtype=self.states.dtype)
-        node = np.empty(total, dtype=np.int64)
-        depth = np.zeros(total, dtype=np.int64)
-        correct = np.empty(total, dtype=bool)
-        score = np.empty(total)
-        if keep:
-            groups = np.array(keep)
-            counts = s.count[groups]
-            first = np.repeat(np.cumsum(counts) - counts, counts)
-            dest = np.repeat(starts[keep_at], counts) + np.arange(int(counts.sum())) - first
-            sub = self.states[flatten(groups, s.count, s.parent)]
-            self.layout.apply(sub, flatten(groups, s.count, s.action))
-            states[dest] = sub
-            node[dest] = flatten(groups, s.count, selected.node)
-            depth[dest] = flatten(groups, s.count, selected.depth)
-            correct[dest] = flatten(groups, s.count, s.marked)
-            score[dest] = flatten(groups, s.count, s.total)
-        if restarts:
-            dest = starts[restart_at]
-            states[dest] = np.concatenate(restarts)
-            roots = self.new_nodes(np.full((len(dest), 3), -1))
-            self.restart_rows.update((int(r), row) for r, row in zip(roots, restarts))
-            node[dest], correct[dest], score[dest] = roots, True, 0.0
-        self.states, self.node, self.correct, self.item_score, self.starts = states, node, correct, score, starts
-        self.depth = depth
+    def stuck(self) -> None:
+        self.rec.stuck += 1
+
+
+def sentence_step(b: int, gf: int, s: Step, nodes: np.ndarray, gold_beam: bool) -> SentenceStep:
+    """Sentence b after the step: its beam, the negative, the best correct item known now (the
+    beam's correct items first, as max keeps the first of equal scores and an identical
+    derivation is not counted twice, then the gold beam) and whether the segment is over."""
+    count = int(s.count[gf])
+    beam = nodes[gf, :count].tolist()
+    options = [(s.total[gf, r], gf, r) for r in range(count) if s.marked[gf, r]]
+    over = bool((s.action[gf, :count] < 0).all())
+    if gold_beam:
+        gg = gf + 1
+        options += [(s.total[gg, r], gg, r) for r in range(s.count[gg])]
+        over = over and bool((s.action[gg, : s.count[gg]] < 0).all())
+    best = max(options, key=lambda o: o[0]) if options else None
+    return SentenceStep(b, gf, s, nodes, beam, beam[0], bool(s.marked[gf, 0]), best, over)
+
+
+def completed(rec: GlobalRecord, tree: Derivations, layout: Layout, local: bool) -> GlobalRecord:
+    """The record with the derivation tree, the feature rows (and their legal transitions for
+    local scores), the factors and the transitions the positive examples teach."""
+    rec.rows = np.concatenate(tree.rows) if tree.rows else np.zeros((0, 1), dtype=np.int64)
+    if local:
+        width = layout.n_actions
+        rec.legal = np.concatenate(tree.legal_rows) if tree.legal_rows else np.zeros((0, width), dtype=bool)
+    rec.factors = tree.factors()
+    nodes, _, _ = tree.node_table()
+    rec.parent, rec.row, rec.action = nodes[:, 0], nodes[:, 1], nodes[:, 2]
+    names = layout.system.actions
+    for u in rec.updates:
+        node = u.pos
+        while rec.action[node] >= 0:
+            rec.actions[names[rec.action[node]]] += 1
+            node = rec.parent[node]
+    return rec
+
+
+def coverage(layout: Layout, tracks: list[Track]) -> tuple[int, float]:
+    """(sentences whose last positive is terminal, the sum of the shares of words it attached; 1
+    for a terminal one)."""
+    ends = [t.last_pos_row for t in tracks if t.last_pos_row is not None]
+    if not ends:
+        return 0, 0.0
+    last = np.concatenate(ends)
+    off = layout.offsets
+    _, _, terminal = layout.inspect(last, np.zeros(len(last), dtype=np.int64), 0)
+    n = last[:, off[L_N]]
+    width = int(n.max()) + 1
+    heads = last[:, off[L_HEADS] + 1 : off[L_HEADS] + width]
+    attached = ((heads >= 0) & (np.arange(1, width)[None, :] <= n[:, None])).sum(1)
+    return int(terminal.sum()), float(np.where(terminal, 1.0, attached / n).sum())
 
 
 __all__ = ["GlobalRecord", "GlobalSearch", "GlobalSettings", "Update"]

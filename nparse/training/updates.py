@@ -5,8 +5,9 @@
 items, restart from a configuration, or end).
 
 ``GlobalSearch`` (``global_loop.py``) runs the beam and asks these objects at every step; the
-objects read the step through ``SentenceStep`` and act through the search's methods, so the loop
-holds no branch on a setting's name. ``GlobalSettings`` keeps the config's names (for logs and
+objects read the step through ``SentenceStep`` and act only through ``SearchView``, the few
+operations of the search they need, so the loop holds no branch on a setting's name and neither
+module reads the other's internals. ``GlobalSettings`` keeps the config's names (for logs and
 checks) and builds the objects from them.
 """
 
@@ -14,13 +15,12 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Callable, ClassVar
+from typing import TYPE_CHECKING, Callable, ClassVar, Protocol
 
 import numpy as np
 
 if TYPE_CHECKING:
     from ..decoding.beam import Step
-    from .global_loop import GlobalSearch
 
 
 # -- what a sentence does after a step -------------------------------------------------------
@@ -110,6 +110,54 @@ class SentenceStep:
         return int(self.sel_node[self.best[1], self.best[2]])
 
 
+# -- what the strategies may do in the search ----------------------------------------------
+
+
+class SearchView(Protocol):
+    """The operations of the search that update strategies, positives and restart policies use
+    (``global_loop.GlobalSearch`` implements them)."""
+
+    def track(self, b: int) -> Track:
+        """Sentence b's bookkeeping between steps."""
+        ...
+
+    def candidate_row(self, s: Step, g: int, r: int) -> np.ndarray:
+        """The configuration of selected candidate ``r`` of group ``g`` of the step ``s``."""
+        ...
+
+    def materialize(self, parent: int, action: int) -> np.ndarray:
+        """The configuration of the current item ``parent`` after ``action``."""
+        ...
+
+    def new_positive(self, parent: int, action: int, total: np.ndarray) -> int:
+        """A node for the candidate (item ``parent``, ``action``, score ``total`` [1, 1])."""
+        ...
+
+    def negative_row(self, step: SentenceStep) -> np.ndarray | None:
+        """The negative's configuration where the restart policy may go on from it, else None."""
+        ...
+
+    def restart_row(self, step: SentenceStep, pos_row: np.ndarray) -> np.ndarray | None:
+        """Where sentence ``step.b`` goes on after an update at this step (None: it ends)."""
+        ...
+
+    def prefix_violation(self, b: int, track: Track, best: int) -> Violation:
+        """The largest violation of the finished segment against prefixes of node ``best``."""
+        ...
+
+    def explorable(self, node: int, b: int) -> bool:
+        """Whether the oracle may explore along a node's derivation."""
+        ...
+
+    def add_update(self, track: Track, update: Update, pos_row: np.ndarray) -> None:
+        """Record an update of the sentence."""
+        ...
+
+    def stuck(self) -> None:
+        """Count a sentence where no correct transition was left."""
+        ...
+
+
 # -- restart policies ------------------------------------------------------------------------
 
 
@@ -121,7 +169,7 @@ class RestartPolicy(ABC):
 
     @abstractmethod
     def row(
-        self, search: GlobalSearch, b: int, neg_node: int, pos_row: np.ndarray, neg_row: Callable[[], np.ndarray | None]
+        self, search: SearchView, b: int, neg_node: int, pos_row: np.ndarray, neg_row: Callable[[], np.ndarray | None]
     ) -> np.ndarray | None:
         """The configuration sentence ``b`` restarts from (None: it ends)."""
 
@@ -163,10 +211,10 @@ class Positive(ABC):
     """What a max-violation update compares the negative with (``trainer.positive``)."""
 
     @abstractmethod
-    def at_wrong_step(self, search: GlobalSearch, step: SentenceStep) -> None:
+    def at_wrong_step(self, search: SearchView, step: SentenceStep) -> None:
         """The beam's best item is wrong at this step: note the violation."""
 
-    def at_segment_end(self, search: GlobalSearch, step: SentenceStep) -> None:
+    def at_segment_end(self, search: SearchView, step: SentenceStep) -> None:
         """The segment is over: settle its largest violation (``Track.worst``)."""
 
 
@@ -175,12 +223,11 @@ class LatentGoldPrefix(Positive):
     sequences, Björkelund & Nivre 2015): known only when the segment ends."""
 
     def at_wrong_step(self, search, step):
-        neg_row = search.candidate_row(step.s, step.gf, 0) if search.restart.keeps_negative else None
         score = float(step.s.total[step.gf, 0])
-        search.tracks[step.b].wrong.append(WrongStep(step.neg_node, score, step.beam, neg_row))
+        search.track(step.b).wrong.append(WrongStep(step.neg_node, score, step.beam, search.negative_row(step)))
 
     def at_segment_end(self, search, step):
-        track = search.tracks[step.b]
+        track = search.track(step.b)
         if track.wrong and step.best is not None:
             track.worst = search.prefix_violation(step.b, track, step.best_node)
 
@@ -191,7 +238,7 @@ class BestCorrect(Positive):
     def at_wrong_step(self, search, step):
         if step.best is None:
             return
-        track = search.tracks[step.b]
+        track = search.track(step.b)
         gap = step.s.total[step.gf, 0] - step.best[0]
         if track.worst is None or gap > track.worst.gap:
             pos_row = search.candidate_row(step.s, step.best[1], step.best[2])
@@ -213,11 +260,11 @@ class UpdateStrategy(ABC):
         """Which sentences (their beams' groups ``free``) may need an update now, besides those
         whose segment ended."""
 
-    def at_step(self, search: GlobalSearch, step: SentenceStep) -> Next | None:
+    def at_step(self, search: SearchView, step: SentenceStep) -> Next | None:
         """An update at this step, and what the sentence does next; None: none now."""
         return None
 
-    def at_segment_end(self, search: GlobalSearch, step: SentenceStep) -> None:
+    def at_segment_end(self, search: SearchView, step: SentenceStep) -> None:
         """The segment is over: settle its largest violation, if the strategy tracks them."""
 
 
@@ -236,13 +283,11 @@ class EarlyUpdate(UpdateStrategy):
             return None
         parent, action = int(s.best_marked[gf, 0]), int(s.best_marked[gf, 1])
         if parent < 0:
-            search.rec.stuck += 1
+            search.stuck()
             return END
-        pos_node = search.candidate_nodes(
-            np.array([[parent]]), np.array([[action]]), np.array([1]), s.best_marked[gf : gf + 1, 2:3]
-        )[0][0, 0]  # fmt: skip
+        pos_node = search.new_positive(parent, action, s.best_marked[gf : gf + 1, 2:3])
         pos_row = search.materialize(parent, action)
-        search.add_update(search.tracks[step.b], Update(int(pos_node), step.neg_node, step.beam, True), pos_row)
+        search.add_update(search.track(step.b), Update(pos_node, step.neg_node, step.beam, True), pos_row)
         row = search.restart_row(step, pos_row)
         return END if row is None else Restart(row)
 
@@ -319,5 +364,5 @@ class GlobalSettings:
 __all__ = [
     "END", "KEEP", "BestCorrect", "EarlyUpdate", "End", "FromNegative", "FromPositive", "FullUpdate", "GlobalSettings",
     "Keep", "LatentGoldPrefix", "MaxViolation", "Next", "NoRestart", "Positive", "Restart", "RestartPolicy",
-    "SentenceStep", "Track", "Update", "UpdateStrategy", "Violation", "WrongStep",
+    "SearchView", "SentenceStep", "Track", "Update", "UpdateStrategy", "Violation", "WrongStep",
 ]  # fmt: skip
