@@ -18,6 +18,8 @@ from nparse.training.losses import tag_loss
 
 from .conftest import EWT_DEV, model_config, run_train, treebank_files
 
+pytestmark = pytest.mark.slow  # it trains or runs a command (pytest -m 'not slow' leaves it out)
+
 OPTIONS = dict(word_dim=20, upos_dim=0, xpos_dim=0, char_dim=8, char_hidden=10, lstm_dim=16, lstm_layers=1,
                lstm_dropout=0.0, dropout=0.0, word_dropout=0.0, hidden=10, label_hidden=10, tagger=True,
                tagger_hidden=12, analysis=True)  # fmt: skip

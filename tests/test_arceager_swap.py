@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from typing import Hashable
 
+import pytest
+
 from nparse.io.conllu import read_conllu
 from nparse.systems import make_oracle, make_system
 from nparse.systems.arceager import ArcEager
@@ -40,6 +42,7 @@ class StackExchangeSwap(ArcEager):
         return super().state_key(c), tuple(c.heads[w] for w in c.stack)
 
 
+@pytest.mark.slow
 def test_the_literal_stack_exchange_cannot_build_a_common_non_projective_tree():
     assert ExactLoss(StackExchangeSwap(), HEARING).future(StackExchangeSwap().initial(9)) > 0
     system = make_system("arceager_swap")  # its oracle builds it (the next test)

@@ -16,6 +16,8 @@ from nparse.training.schedule import lr_schedule
 from .conftest import compose_config, run_train
 from .test_training import small_dev
 
+pytestmark = pytest.mark.slow  # it trains or runs a command (pytest -m 'not slow' leaves it out)
+
 
 def test_polyak_is_the_mean_and_ema_the_closed_form_and_applied_restores():
     model = torch.nn.Linear(3, 2)

@@ -44,6 +44,7 @@ def sentences_of(path, count: int):
     return sents[:count]
 
 
+@pytest.mark.slow
 def test_k1_is_todays_greedy_decoder_for_every_system():
     """Tree for tree on real sentences (EWT and GDT dev, up to the longest), random weights."""
     sents = sentences_of(EWT_DEV, 250)

@@ -23,9 +23,12 @@ from nparse.trees import is_projective
 from .conftest import EWT_DEV
 
 BROWSER = next((shutil.which(b) for b in ("chromium", "chromium-browser", "google-chrome") if shutil.which(b)), None)
-pytestmark = pytest.mark.skipif(
-    BROWSER is None, reason="no headless Chromium: apt-get install chromium (Debian's package) to run the browser tests"
-)
+pytestmark = [
+    pytest.mark.slow,  # it runs a command (pytest -m 'not slow' leaves it out)
+    pytest.mark.skipif(
+        BROWSER is None, reason="no headless Chromium: apt-get install chromium (Debian's package) to run the browser tests"
+    ),
+]
 FLAGS = [
     "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
     "--disable-component-update", "--disable-sync", "--hide-scrollbars",

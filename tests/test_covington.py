@@ -12,6 +12,8 @@ from __future__ import annotations
 import random
 from collections import defaultdict
 
+import pytest
+
 
 from nparse.systems.base import NONE, Gold
 from nparse.systems.covington import (
@@ -226,6 +228,7 @@ def compare_with_search(trees, rng: random.Random, walks: int = 1) -> dict[str, 
     return counts
 
 
+@pytest.mark.slow
 def test_dynamic_oracle_costs_equal_exhaustive_search():
     rng = random.Random(3)
     counts = compare_with_search(small_trees(5, 8, 25, rng), rng, walks=2)
@@ -235,6 +238,7 @@ def test_dynamic_oracle_costs_equal_exhaustive_search():
     assert counts["positive"] > 10000, counts
 
 
+@pytest.mark.slow
 def test_dynamic_oracle_zero_cost_sets_agree_with_check_oracle():
     system = Covington()
     oracle = CovingtonDynamic(system)

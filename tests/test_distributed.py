@@ -11,10 +11,13 @@ import sys
 import uuid
 from pathlib import Path
 
+import pytest
 import torch
 import torch.multiprocessing as mp
 
 from nparse.paths import PROJECT_ROOT
+
+pytestmark = pytest.mark.slow  # it trains or runs a command (pytest -m 'not slow' leaves it out)
 
 OVERRIDES = [
     "+exp=archybrid_dynamic", "model=kg", "model.word_dropout=0", "data.max_train_sentences=16",

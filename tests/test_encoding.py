@@ -118,6 +118,7 @@ def test_weights_made_under_inference_mode_parse_in_bf16_without_a_kept_copy():
         assert calls == [["a", "b"], ["a", "b"]]  # nothing kept
 
 
+@pytest.mark.slow
 def test_compact_encoding_is_the_padded_one_without_padding(tiny_run):
     """Parsing encodes without padding (``compact``): every real row of the vectors and of the
     transition table, the empty-position row included, is bit for bit the padded one, in fp32

@@ -26,6 +26,8 @@ from nparse.systems import make_system
 
 from .conftest import EWT_DEV
 
+pytestmark = pytest.mark.slow  # it trains or runs a command (pytest -m 'not slow' leaves it out)
+
 SENTENCES = read_conllu(EWT_DEV)[:150]
 
 

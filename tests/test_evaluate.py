@@ -11,6 +11,8 @@ from nparse.evaluate import main, score_files
 
 from .conftest import treebank_files
 
+pytestmark = pytest.mark.slow  # it trains or runs a command (pytest -m 'not slow' leaves it out)
+
 udeval = pytest.importorskip("udtools.udeval")
 
 

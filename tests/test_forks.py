@@ -9,9 +9,13 @@ import subprocess
 import sys
 import time
 
+import pytest
+
 from nparse.paths import PROJECT_ROOT
 
 from .conftest import EWT_DEV
+
+pytestmark = pytest.mark.slow  # it trains or runs a command (pytest -m 'not slow' leaves it out)
 
 FORKED = r"""
 import json, os, select, sys

@@ -4,9 +4,12 @@ be a checked valid result or an error located at file:line, never another except
 
 from __future__ import annotations
 
+import pytest
+
 from nparse.testing import fuzz
 
 
+@pytest.mark.slow
 def test_fuzzed_inputs_give_valid_results_or_located_errors():
     classes = list(fuzz.CLASSES)
     result = fuzz.fuzz(count=12 * len(classes), seed=7, classes=classes, timeout=60, progress=False)

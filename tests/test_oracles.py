@@ -59,6 +59,7 @@ def test_oracle_equals_exhaustive_search(case):
 # -- arc-eager -------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_arceager_dynamic_costs_equal_exhaustive_search():
     system = ArcEager()
     oracle = ArcEagerDynamic(system)
@@ -232,6 +233,7 @@ def test_twoplanar_static_covers_exactly_the_two_planar_trees():
 
 
 
+@pytest.mark.slow
 def test_compiled_twoplanar_search_equals_the_python_search():
     """The plane-agnostic oracle is checked against the compiled search (a 6-word tree reaches
     millions of configurations); that search must give the Python ``ExactLoss`` numbers, with the
@@ -320,6 +322,7 @@ def test_static_oracle_rebuilds_every_small_tree_it_covers(name, oracle_name, co
     assert count > 500
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("path", treebank_files(), ids=lambda p: p.name)
 def test_static_oracles_rebuild_every_covered_treebank_tree(path):
     sents = read_conllu(path)

@@ -14,6 +14,8 @@ from nparse.pipeline.workers import worker_count
 
 from .conftest import EWT_DEV, run_train
 
+pytestmark = pytest.mark.slow  # it trains or runs a command (pytest -m 'not slow' leaves it out)
+
 
 def parse_cmd(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess:
     cmd = [sys.executable, "-m", "nparse.parse", *args]

@@ -14,6 +14,8 @@ from nparse.training.patience import epochs_without_gain, patience_exhausted, pl
 
 from .conftest import EWT_DEV
 
+pytestmark = pytest.mark.slow  # it trains or runs a command (pytest -m 'not slow' leaves it out)
+
 
 def history(scores: list[float]) -> list[dict]:
     return [{"epoch": i, "dev_las": s} for i, s in enumerate(scores, 1)]

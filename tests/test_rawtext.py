@@ -14,6 +14,8 @@ from nparse.paths import PROJECT_ROOT
 
 from .conftest import EWT_DEV
 
+pytestmark = pytest.mark.slow  # it trains or runs a command (pytest -m 'not slow' leaves it out)
+
 pytest.importorskip("spacy")
 
 

@@ -5,12 +5,16 @@ from __future__ import annotations
 
 import re
 
+import pytest
+
 from nparse import evaluate as evaluate_cli
 from nparse.eval.analysis import GROUPINGS, group_scores, label_scores, words_of, worst_sentences
 from nparse.eval.scores import score
 from nparse.io.conllu import read_conllu
 
 from .conftest import EWT_DEV
+
+pytestmark = pytest.mark.slow  # it trains or runs a command (pytest -m 'not slow' leaves it out)
 
 
 def dev(n: int = 300):

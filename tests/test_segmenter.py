@@ -17,6 +17,8 @@ pytest.importorskip("ufal.udpipe")
 
 from nparse.io.segmenter import Segmenter, train  # noqa: E402
 
+pytestmark = pytest.mark.slow  # it trains or runs a command (pytest -m 'not slow' leaves it out)
+
 
 def _small_model(tmp: Path, folder: Path, name: str, sentences: int) -> Path:
     """A segmenter trained for one epoch on the first ``sentences`` of the training file."""

@@ -22,6 +22,8 @@ from nparse.io.segmenter import train  # noqa: E402
 
 from .conftest import BUNDLED  # noqa: E402
 
+pytestmark = pytest.mark.slow  # it trains or runs a command (pytest -m 'not slow' leaves it out)
+
 PARAGRAPHS = (
     "I don't know where the cat went. It's late, and we're tired.\n\n"
     "A second paragraph starts here: the parser can't tell. Can it?\n"

@@ -10,6 +10,8 @@ import pytest
 
 from nparse.paths import PROJECT_ROOT
 
+pytestmark = pytest.mark.slow  # it trains or runs a command (pytest -m 'not slow' leaves it out)
+
 pytest.importorskip("matplotlib")
 
 

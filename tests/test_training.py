@@ -22,6 +22,8 @@ from nparse.trees import previous_word_baseline
 
 from .conftest import EWT_DEV, compose_config, run_train
 
+pytestmark = pytest.mark.slow  # it trains or runs a command (pytest -m 'not slow' leaves it out)
+
 udeval = pytest.importorskip("udtools.udeval")
 
 

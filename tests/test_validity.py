@@ -26,6 +26,8 @@ from nparse.systems import make_system
 
 from .conftest import BUNDLED
 
+pytestmark = pytest.mark.slow  # it trains or runs a command (pytest -m 'not slow' leaves it out)
+
 pytest.importorskip("udtools")
 PRESETS = sorted(p.stem for p in (CONF_DIR / "exp").glob("*.yaml"))
 SENTENCES = 25

@@ -7,6 +7,8 @@ import io
 import xml.etree.ElementTree as ET
 from html import escape
 
+import pytest
+
 from nparse import parse as parse_cli
 from nparse.testing.fuzz import untrained_checkpoint
 from nparse.io.conllu import read_conllu, write_conllu
@@ -14,6 +16,8 @@ from nparse.trees import is_projective
 from nparse.viz.svg import COLOURS, compare_svg, crossing_arcs, levels, tree_arcs, tree_svg
 
 from .conftest import EWT_DEV
+
+pytestmark = pytest.mark.slow  # it trains or runs a command (pytest -m 'not slow' leaves it out)
 
 NS = "{http://www.w3.org/2000/svg}"
 

@@ -22,6 +22,8 @@ from nparse.training.trainer import Trainer
 from . import reference_local
 from .conftest import BUNDLED, compose_config
 
+pytestmark = pytest.mark.slow  # it trains or runs a command (pytest -m 'not slow' leaves it out)
+
 GREEDY = sorted(
     p.stem for p in (CONF_DIR / "exp").glob("*.yaml")
     if "/trainer: global" not in p.read_text()
