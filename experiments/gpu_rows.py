@@ -53,6 +53,7 @@ from udpipe_compare import las, nparse_parse
 from nparse import checkpoint
 from nparse import config_schema  # noqa: F401  (registers the config schemas)
 from nparse.api import Parser
+from nparse.config import Config
 from nparse.paths import CONF_DIR, PROJECT_ROOT
 from nparse.training.trainer import Trainer
 
@@ -140,7 +141,7 @@ def trainer_for(args, exp: str, tmp: Path, sentences: int, *extra: str) -> Train
         overrides.append(f"data.max_train_sentences={sentences}")
     with initialize_config_dir(config_dir=str(CONF_DIR), version_base="1.3"):
         cfg = compose(config_name="config", overrides=with_ud_root(overrides))
-    return Trainer(cfg, tmp)
+    return Trainer(Config.composed(cfg), tmp)
 
 
 def arm_overrides(arm: str) -> tuple[str, list[str]]:

@@ -21,6 +21,7 @@ from pathlib import Path
 from hydra import compose, initialize_config_dir
 
 from nparse import config_schema  # noqa: F401  (registers the config schemas)
+from nparse.config import Config
 from nparse.paths import CONF_DIR
 from nparse.training.trainer import Trainer
 
@@ -41,7 +42,7 @@ def main() -> None:
     with initialize_config_dir(config_dir=str(CONF_DIR), version_base="1.3"):
         cfg = compose(config_name="config", overrides=overrides)
     with tempfile.TemporaryDirectory() as tmp:
-        trainer = Trainer(cfg, Path(tmp))
+        trainer = Trainer(Config.composed(cfg), Path(tmp))
         trainer.train_epoch(1)  # warm-up: numba's cache, torch's kernels
         start = time.perf_counter()
         trainer.train_epoch(2)

@@ -19,6 +19,7 @@ import hydra
 from omegaconf import DictConfig
 
 from . import config_schema  # noqa: F401  (registers the config schemas)
+from .config import Config
 from .paths import CONF_DIR
 from .runtime import collector_freeze, pick_device
 from .training.distributed import Ranks, barrier, broadcast, ranks_from_env, setup, shutdown
@@ -35,7 +36,7 @@ def main(cfg: DictConfig) -> float:
         run_dir = join_ranks(cfg, ranks, run_dir)
     try:
         overrides = list(HydraConfig.get().overrides.task)
-        trainer = Trainer(cfg, run_dir, ranks, overrides)
+        trainer = Trainer(Config.composed(cfg), run_dir, ranks, overrides)  # typed once, here
     except (ValueError, OSError) as err:  # bad settings or input: the message names the key or file
         logging.getLogger("nparse.train").error("%s", err)
         print(f"error: {err}", file=sys.stderr)

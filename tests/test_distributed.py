@@ -15,6 +15,7 @@ import pytest
 import torch
 import torch.multiprocessing as mp
 
+from nparse.config import Config
 from nparse.paths import PROJECT_ROOT
 
 pytestmark = pytest.mark.slow  # it trains or runs a command (pytest -m 'not slow' leaves it out)
@@ -44,7 +45,7 @@ def make_trainer(run_dir: Path, batch_size: int, rank: int = 0, world: int = 1):
     ranks = Ranks(rank, world, 0)
     setup(ranks, cuda=False)
     with initialize_config_dir(config_dir=str(CONF_DIR), version_base="1.3"):
-        cfg = compose(config_name="config", overrides=[*OVERRIDES, f"trainer.batch_size={batch_size}"])
+        cfg = Config.composed(compose(config_name="config", overrides=[*OVERRIDES, f"trainer.batch_size={batch_size}"]))
     return Trainer(cfg, run_dir, ranks)
 
 

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 import torch
 
+from nparse.config import Config
 from nparse.eval.scores import Scores
 from nparse.training.patience import epochs_without_gain, patience_exhausted, plateau_cuts, stop_line
 
@@ -73,7 +74,7 @@ def test_a_resumed_run_keeps_its_patience(tmp_path, monkeypatch, caplog):
                      f"trainer.epochs={epochs}", "trainer.patience=2", "trainer.batch_size=8", "trainer.threads=1",
                      "trainer.resume=auto", "trainer.plateau=1", "trainer.plateau_factor=0.5"]  # fmt: skip
         with initialize_config_dir(config_dir=str(CONF_DIR), version_base="1.3"):
-            return compose(config_name="config", overrides=overrides)
+            return Config.composed(compose(config_name="config", overrides=overrides))
 
     threads = torch.get_num_threads()
     caplog.set_level("INFO", logger="nparse")

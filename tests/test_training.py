@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 import torch
 
+from nparse.config import Config
 from nparse import checkpoint
 from nparse.io.conllu import read_conllu, tree_problem
 from nparse.eval.scores import score
@@ -214,7 +215,7 @@ def test_sigterm_mid_epoch_then_resume_auto_matches_an_uninterrupted_run(tmp_pat
     # (a decaying rate and a plateau: metrics.json records each epoch's starting rate, "lr")
     threads = torch.get_num_threads()
     with initialize_config_dir(config_dir=str(CONF_DIR), version_base="1.3"):
-        cfg = compose(config_name="config", overrides=common)
+        cfg = Config.composed(compose(config_name="config", overrides=common))
     try:
         full = Trainer(cfg, tmp_path / "full").run()
         run = tmp_path / "stopped"
@@ -299,8 +300,8 @@ def test_bf16_training_runs_on_cpu_and_fp16_is_refused(tmp_path):
                  "trainer.epochs=1", "trainer.precision=bf16"]  # fmt: skip
     threads = torch.get_num_threads()
     with initialize_config_dir(config_dir=str(CONF_DIR), version_base="1.3"):
-        cfg = compose(config_name="config", overrides=overrides)
-        fp16 = compose(config_name="config", overrides=[*overrides, "trainer.precision=fp16", "trainer.device=cpu"])
+        cfg = Config.composed(compose(config_name="config", overrides=overrides))
+        fp16 = Config.composed(compose(config_name="config", overrides=[*overrides, "trainer.precision=fp16", "trainer.device=cpu"]))
     try:
         trainer = Trainer(cfg, tmp_path / "bf16")
         metrics = trainer.run()
@@ -434,7 +435,7 @@ def test_init_from_starts_from_the_checkpoint_weights(tiny_run, tmp_path):
     overrides = ["+exp=beam_archybrid_imp_maxv", f"trainer.init_from={tiny_run / 'best.pt'}",
                  "data.max_train_sentences=20", "data.dev=null", "data.test=null", "model.lstm_dim=7"]  # fmt: skip
     with initialize_config_dir(config_dir=str(CONF_DIR), version_base="1.3"):
-        cfg = compose(config_name="config", overrides=overrides)
+        cfg = Config.composed(compose(config_name="config", overrides=overrides))
     trainer = Trainer(cfg, tmp_path)
     trainer.writer.close()
     state = checkpoint.load(tiny_run / "best.pt")["model"]
@@ -866,7 +867,7 @@ def test_without_a_dev_set_metrics_name_the_last_epoch_as_best_pt_holds_it(tmp_p
     overrides = ["+exp=archybrid_dynamic", "data.max_train_sentences=16", "data.dev=null", "data.test=null",
                  "trainer.epochs=2", "trainer.batch_size=8", "trainer.threads=1"]  # fmt: skip
     with initialize_config_dir(config_dir=str(CONF_DIR), version_base="1.3"):
-        cfg = compose(config_name="config", overrides=overrides)
+        cfg = Config.composed(compose(config_name="config", overrides=overrides))
     threads = torch.get_num_threads()
     try:
         metrics = Trainer(cfg, tmp_path / "run").run()
@@ -893,7 +894,7 @@ def test_a_signal_during_the_dev_evaluation_stops_after_that_epoch_and_later_at_
                  "data.test=null", "trainer.epochs=2", "trainer.batch_size=8", "trainer.threads=1",
                  "trainer.resume=auto"]  # fmt: skip
     with initialize_config_dir(config_dir=str(CONF_DIR), version_base="1.3"):
-        cfg = compose(config_name="config", overrides=overrides)
+        cfg = Config.composed(compose(config_name="config", overrides=overrides))
     from nparse.training.evaluation import Evaluation
 
     evaluate = Trainer.evaluate

@@ -34,6 +34,7 @@ from omegaconf import OmegaConf
 from nparse import timing
 from nparse.api import Parser
 from nparse import config_schema  # noqa: F401  (registers the config schemas)
+from nparse.config import Config
 from nparse.paths import CONF_DIR
 from nparse.runtime import choose_precision
 from nparse.training.objectives import Global, Greedy, build_objective
@@ -87,7 +88,7 @@ def main() -> None:
     import tempfile
 
     with tempfile.TemporaryDirectory() as tmp:
-        trainer = Trainer(cfg, Path(tmp))
+        trainer = Trainer(Config.composed(cfg), Path(tmp))
         objective = trainer.objective
         if isinstance(objective, Global):  # the first epoch is greedy
             greedy = replace(trainer.cfg, trainer=replace(trainer.cfg.trainer, name="greedy"))

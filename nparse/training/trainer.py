@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import torch
-from omegaconf import DictConfig, OmegaConf
+from omegaconf import OmegaConf
 from tqdm import tqdm
 
 from .. import checkpoint
@@ -48,11 +48,9 @@ log = logging.getLogger("nparse.train")
 
 
 class Trainer:
-    def __init__(
-        self, cfg: Config | DictConfig, run_dir: Path, ranks: Ranks | None = None, overrides: list[str] | None = None
-    ):
-        if not isinstance(cfg, Config):  # Hydra's composed config: typed once, here
-            cfg = Config.composed(cfg)
+    def __init__(self, cfg: Config, run_dir: Path, ranks: Ranks | None = None, overrides: list[str] | None = None):
+        if not isinstance(cfg, Config):  # train.py converts Hydra's composed config once
+            raise TypeError(f"Trainer takes the typed nparse.config.Config, not {type(cfg).__name__}: Config.composed(cfg)")
         check_settings(cfg)
         start = start_point(cfg, run_dir, overrides)
         self.cfg = cfg = start.cfg
