@@ -82,7 +82,7 @@ def treebank(name: str) -> Any:
 def parse_scores(parser: Any, sents: list[Sentence], **decode: Any) -> Scores:
     """UAS/LAS of ``parser`` (``nparse.load``) on gold ``sents``, decoded as ``decode`` says
     (``beam_size``, ``decoder``)."""
-    results = parser.parse_sentences(sents, **decode)
+    results = [(p[0].heads, p[0].labels) for p in parser.parse_nbest(sents, **decode)]
     return score(sents, [h for h, _ in results], [lab for _, lab in results])
 
 

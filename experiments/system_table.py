@@ -46,9 +46,9 @@ def row(run: Path) -> str:
     total = sum(len(a) for a in gold_crossing)
     train_speed = statistics.median(e["tokens_per_s"] for e in metrics["epochs"])
     parser = load(run / "best.pt", device="cpu")
-    parser.parse_sentences(gold[:50], beam_size=1)  # warm-up: compiled kernels
+    parser.parse_nbest(gold[:50], beam_size=1)  # warm-up: compiled kernels
     start = time.perf_counter()
-    parser.parse_sentences(gold, beam_size=1)
+    parser.parse_nbest(gold, beam_size=1)
     parse_speed = words / (time.perf_counter() - start)
     return (
         f"| {metrics['exp']} | {metrics.get('treebank', '?')} | {len(metrics['epochs'])} | {best.get('epoch', '-')} "

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import logging
+import warnings
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, Callable, Iterable, Iterator, Sequence
 
@@ -13,7 +14,7 @@ from .checkpoint import checkpoint_paths, config_from_state, model_from_state
 from .config import Config
 from .decoding.decode import Parse, decode_sentences, nbest_sentences, parsed_sentence
 from .decoding.settings import DecodeSettings
-from .io.conllu import MissingPOSError, Sentence, build_sentence, read_conllu, read_text, read_utf8, sniff_format, write_conllu
+from .io.conllu import MissingPOSError, Sentence, build_sentence, read_text, write_conllu
 from .io.rawtext import iter_raw
 from .models.ensemble import EnsembleModel, check_members, system_of
 from .models.parser import ParserModel
@@ -222,7 +223,14 @@ class Parser:
         beam_size: int | None = None,
         decoder: str | None = None,
     ) -> list[tuple[list[int], list[str]]]:
-        """Heads and labels (index 0 = root) of the best tree of every sentence, in input order."""
+        """Heads and labels (index 0 = root) of the best tree of every sentence, in input order.
+
+        Deprecated: ``parse`` (filled Sentence objects) or ``parse_nbest`` (the trees with their
+        scores) say the same; this one goes in a later release."""
+        warnings.warn(
+            "Parser.parse_sentences is deprecated: use parse(sentences) or parse_nbest(sentences)[i][0].heads/.labels",
+            DeprecationWarning, stacklevel=2,
+        )  # fmt: skip
         best = self.parse_nbest(
             sentences, beam_size=beam_size, batch_size=batch_size, progress=progress, decoder=decoder
         )
@@ -246,23 +254,21 @@ class Parser:
         each carrying ``score`` (its derivation score) and the comments ``# nbest = i`` and
         ``# score = ...``. ``decoder="mst"`` parses with the completion model's first-order factor.
         """
+        from .pipeline import read_sentences
+
         if fmt not in ("auto", "conllu", "text", "raw"):
             raise ValueError(f"fmt={fmt!r}: expected auto, conllu, text or raw")
-        if fmt == "raw":  # raw text: a string is the text itself, a Path is a file to read
-            if isinstance(source, Path):
-                source = read_utf8(source)
-            if not isinstance(source, str):
-                raise TypeError("fmt='raw' takes the text as a string (or a pathlib.Path to a text file)")
+        if fmt == "raw" and isinstance(source, str):  # raw text: a string is the text itself
             sentences = list(iter_raw(io.StringIO(source).readlines(), lang or self.lang, "<text>", self.segmenter))
-        elif isinstance(source, (str, Path)):
+        elif fmt == "raw" and not isinstance(source, Path):
+            raise TypeError("fmt='raw' takes the text as a string (or a pathlib.Path to a text file)")
+        elif isinstance(source, (str, Path)):  # a file, read as parse_file reads it
             if isinstance(source, str) and not is_file_path(source) and any(ch.isspace() for ch in source):
                 raise FileNotFoundError(
                     f"no such file: {source[:60]!r}; to parse a string of raw text, call parse(text, fmt='raw'); "
                     "CoNLL-U text, parse(read_conllu(io.StringIO(text)))"
                 )
-            text = read_utf8(source)
-            kind = sniff_format(text) if fmt == "auto" else fmt
-            sentences = read_conllu(source, allow_missing_heads=True) if kind == "conllu" else read_text(source)
+            sentences = read_sentences(source, fmt, lang or self.lang, self.segmenter)
         else:
             items = list(source)
             if items and not isinstance(items[0], Sentence):

@@ -478,8 +478,8 @@ def test_global_fine_tuning_with_a_completion_model_from_a_greedy_checkpoint(tin
     assert {k for k in mine if k not in greedy} == {k for k in mine if k.startswith("completion.")}
     sents = read_conllu(dev)
     for decoder in ("beam", "mst"):
-        for heads, _ in parser.parse_sentences(sents, decoder=decoder):
-            assert tree_problem(heads) is None, decoder
+        for parses in parser.parse_nbest(sents, decoder=decoder):
+            assert tree_problem(parses[0].heads) is None, decoder
     out = tmp_path / "mst.conllu"
     proc = subprocess.run([sys.executable, "-m", "nparse.parse", f"model={run / 'best.pt'}", f"input={dev}",
                            f"output={out}", "decoder=mst"], cwd=PROJECT_ROOT, capture_output=True, text=True)  # fmt: skip
@@ -737,9 +737,9 @@ def test_a_new_completion_model_starts_as_the_beam_model_it_fine_tunes(tiny_run,
     assert model.completion is not None
     sents = read_conllu(EWT_DEV)[:60]
     parser = Parser(model, compose_config("decoder.scores=raw"))
-    with_factors = parser.parse_sentences(sents, beam_size=4)
+    with_factors = [p[0].heads for p in parser.parse_nbest(sents, beam_size=4)]
     model.completion, model.factor_mask = None, 0
-    without = parser.parse_sentences(sents, beam_size=4)
+    without = [p[0].heads for p in parser.parse_nbest(sents, beam_size=4)]
     assert (with_factors == without) == (start == "zero")
 
 

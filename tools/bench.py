@@ -103,7 +103,7 @@ def main() -> None:
         trainer.model.set_precision(parse_precision[0])
         sents = trainer.data.dev + trainer.data.test
         tokens = sum(len(s) for s in sents)
-        parser.parse_sentences(sents[:100], batch_size=cfg.decoder.batch_size, beam_size=1)  # warm-up
+        parser.parse_nbest(sents[:100], batch_size=cfg.decoder.batch_size, beam_size=1)  # warm-up
         timings = {}
         cache = trainer.model.encoder.char_cache
         for k in [1] + ([args.beam] if args.beam else []):
@@ -111,7 +111,7 @@ def main() -> None:
                 cache.clear()  # every timed parse starts with no cached character vectors, as a new process does
             timing.take()
             start = time.perf_counter()
-            parser.parse_sentences(sents, batch_size=cfg.decoder.batch_size, beam_size=k)
+            parser.parse_nbest(sents, batch_size=cfg.decoder.batch_size, beam_size=k)
             timings[k] = time.perf_counter() - start
             shares[f"parsing, beam {k}"] = split(timing.take(), timings[k])
         model = trainer.model
@@ -121,14 +121,14 @@ def main() -> None:
             if cache is not None:
                 cache.clear()
             start = time.perf_counter()
-            parser.parse_sentences(sents, batch_size=cfg.decoder.batch_size, beam_size=args.beam)
+            parser.parse_nbest(sents, batch_size=cfg.decoder.batch_size, beam_size=args.beam)
             timings["plain"] = time.perf_counter() - start
             model.completion, model.factor_mask = kept
             if model.has_arc_factor:
                 if cache is not None:
                     cache.clear()
                 start = time.perf_counter()
-                parser.parse_sentences(sents, batch_size=cfg.decoder.batch_size, decoder="mst")
+                parser.parse_nbest(sents, batch_size=cfg.decoder.batch_size, decoder="mst")
                 timings["mst"] = time.perf_counter() - start
         global_stats = None
         if args.global_epoch:

@@ -28,11 +28,12 @@ from typing import IO, TYPE_CHECKING, Any, Callable, Iterator
 
 from tqdm import tqdm
 
-from ..io.conllu import atomic_text, iter_blocks, iter_text, sniff_lines, utf8_lines
+from ..io.conllu import Sentence, atomic_text, iter_blocks, iter_text, sniff_lines, utf8_lines
 from ..io.rawtext import iter_raw
 from ..io.segmenter import Segmenter
 from ..viz.page import page_head, page_tail
-from .reading import CHUNK, ConlluChunk, Part, chunks, open_input
+from .driven import DrivenParser
+from .reading import CHUNK, ConlluChunk, Part, chunks, open_input, part_sentences
 from .workers import ChunkJob, parallel, worker_count
 from . import writing
 from .writing import output_is_html
@@ -65,6 +66,18 @@ def read_parts(lines: Iterator[str], fmt: str, name: str, size: int, lang: str,
     return (ConlluChunk(name, c) for c in chunks(iter_blocks(lines, name), size))
 
 
+def read_sentences(source: str | Path, fmt: str, lang: str, segmenter: Callable[[str], list] | None) -> list[Sentence]:
+    """A whole file's sentences, read as ``parse_file`` reads it (``fmt`` auto sniffed; raw text
+    split by ``segmenter``); ``Parser.parse`` reads a path with it. Errors name ``file:line``."""
+    with ExitStack() as stack:
+        handle, name = open_input(str(source), stack, sniff=fmt == "auto")
+        if fmt == "auto":
+            fmt = sniff_lines(utf8_lines(handle, name))
+            handle.seek(0)
+        parts = read_parts(utf8_lines(handle, name), fmt, name, CHUNK, lang, segmenter if fmt == "raw" else None)
+        return [sent for part in parts for sent in part_sentences(part)]
+
+
 def check_request(fmt: str, output_format: str, target: Any, source: Any = None) -> bool:
     """Refuse a format, an output format, an output folder or an input file that cannot work,
     before anything is loaded or read; returns whether the output is HTML."""
@@ -80,7 +93,7 @@ def check_request(fmt: str, output_format: str, target: Any, source: Any = None)
 
 
 def parse_file(  # noqa: C901 (one pipeline, step after step)
-    parser: Any,
+    parser: DrivenParser,
     source: str | Path | None,
     target: str | Path | IO[str] | None,
     *,

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
 
 from ..io.conllu import CoNLLUError, MissingPOSError, format_sentence
 from ..io.data import length_batches
+from .driven import DrivenParser
 from .reading import CHUNK, Part, first_line, part_lengths, part_sentences, part_subset
 from .writing import sentence_figure
 
@@ -36,7 +37,7 @@ class ChunkJob:
         """``load``: makes the parser in a spawned worker (a picklable call, ``Parser.load`` with
         its arguments: the pipeline imports no front door)."""
         self.load, self.settings, self.nbest, self.html = load, settings, nbest, html
-        self.parser: Any = None  # an ``api.Parser``: loaded where the job runs (``worker_start``), or given
+        self.parser: DrivenParser | None = None  # loaded where the job runs (``worker_start``), or given
 
     def __getstate__(self) -> dict:
         return {**self.__dict__, "parser": None}
