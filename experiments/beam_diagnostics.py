@@ -53,7 +53,9 @@ def main() -> None:
         path = path / "best.pt" if path.is_dir() else path
         parser = Parser.load(path, "cpu")
         model, system = parser.model, parser.model.system
-        temperature = parser.settings.override(scores=args.scores).for_model(parser.config, parser.calibration).beam_temperature
+        temperature = (
+            parser.settings.override(scores=args.scores).for_model(parser.config, parser.calibration).beam_temperature
+        )
         oracle = make_oracle(system, STATIC[system.name])
         sents = split_sentences(parser.config.data, args.split)
         examples = [encode(s, model.vocabs) for s in sents]
@@ -95,7 +97,12 @@ def main() -> None:
 
 
 def forced_scores(
-    model, layout: Layout, table: torch.Tensor, lengths: list[int], seqs: list, completion=None,
+    model,
+    layout: Layout,
+    table: torch.Tensor,
+    lengths: list[int],
+    seqs: list,
+    completion=None,
     temperature: float | None = None,
 ) -> list[float | None]:
     """Derivation score of every given transition sequence (None where there is none), in one

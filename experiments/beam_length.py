@@ -66,9 +66,13 @@ def main() -> int:
                 state["calibration"] = cal.as_dict()
                 checkpoint.save_atomic(state, path)
         runs = [("greedy", dict(beam_size=1)), (f"beam {args.beam} raw", dict(scores="raw"))]
-        runs += [(f"beam {args.beam} local T={t:g}", dict(scores="local", temperature=t)) for t in [1.0, *args.temperatures]]
+        runs += [
+            (f"beam {args.beam} local T={t:g}", dict(scores="local", temperature=t)) for t in [1.0, *args.temperatures]
+        ]
         own = parser.settings.override(beam_size=args.beam).for_model(parser.config, parser.calibration)
-        own_name = f"beam {args.beam} auto ({own.scores}" + (f", T={own.temperature:.3f})" if own.scores == "local" else ")")
+        own_name = f"beam {args.beam} auto ({own.scores}" + (
+            f", T={own.temperature:.3f})" if own.scores == "local" else ")"
+        )
         runs.append((own_name, dict(scores="auto")))
         greedy_rate = None
         for label, options in runs:

@@ -73,7 +73,9 @@ def treebank(name: str) -> Any:
     from nparse import config_schema  # noqa: F401  (the schemas and the ${ud:...} interpolations)
 
     if not (CONF_DIR / "data" / f"{name}.yaml").is_file():
-        raise SystemExit(f"no data preset {name}: choose one of {', '.join(p.stem for p in (CONF_DIR / 'data').glob('*.yaml'))}")
+        raise SystemExit(
+            f"no data preset {name}: choose one of {', '.join(p.stem for p in (CONF_DIR / 'data').glob('*.yaml'))}"
+        )
     with initialize_config_dir(str(CONF_DIR), version_base=None):
         cfg = compose("config", overrides=with_ud_root([f"data={name}"]))
     return OmegaConf.create(OmegaConf.to_container(cfg.data, resolve=True))

@@ -96,7 +96,9 @@ def main() -> None:
     ap.add_argument("--out", type=Path)
     args = ap.parse_args()
     paragraphs = ewt_paragraphs(args.paragraphs)
-    sides = {"this checkout": None} if args.compare is None else {"this checkout": None, str(args.compare): args.compare}
+    sides = (
+        {"this checkout": None} if args.compare is None else {"this checkout": None, str(args.compare): args.compare}
+    )
     rows: dict[str, list[dict]] = {side: [] for side in sides}
     for k in range(args.tries):
         for side, code in sides.items():  # alternating: both sides meet the same machine
@@ -111,6 +113,7 @@ def main() -> None:
         differ = sum(r.get("same") is False for r in done)
         print(f"{side}: {len(done)} tries ({len(paragraphs)} paragraphs each, {args.timeout:.0f} s each at most): "
               f"{hangs} hung, {errors} failed, {differ} with parses unlike one process's")  # fmt: skip
+
 
 if __name__ == "__main__":
     main()

@@ -56,7 +56,9 @@ def main() -> None:
     host_time = sum(s[2] for key, s in stats.items() if not in_torch(key))
     top = sorted(((s[2], key) for key, s in stats.items() if not in_torch(key)), reverse=True)[:12]
     tokens = sum(len(e) for e in trainer.train_examples)
-    print(f"{cfg.exp_name}: {len(trainer.train_examples)} sentences, {tokens} tokens; epoch {wall:.2f} s without the profiler")
+    print(
+        f"{cfg.exp_name}: {len(trainer.train_examples)} sentences, {tokens} tokens; epoch {wall:.2f} s without the profiler"
+    )
     print(f"profiled: torch {torch_time:.2f} s, host (everything else) {host_time:.2f} s")
     for seconds, (filename, line, name) in top:
         print(f"  {seconds:6.3f} s  {name} ({Path(filename).name}:{line})")

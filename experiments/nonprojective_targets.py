@@ -74,7 +74,10 @@ def main() -> None:
                 rng = random.Random(args.seed)
                 total = [0, 0, 0, 0]
                 for heads in walked:
-                    total = [t + x for t, x in zip(total, walk_counts(system, approx, exact, heads, rng, explore, args.follow))]
+                    total = [
+                        t + x
+                        for t, x in zip(total, walk_counts(system, approx, exact, heads, rng, explore, args.follow))
+                    ]
                 n, diff, costly, missed = total
                 print(f"| {name} | {data} | {root} | {explore:g} | {len(nonproj)} of {len(trees)} | {n:,} | "
                       f"{100 * diff / n:.1f}% | {100 * costly / n:.1f}% | {100 * missed / n:.1f}% |", flush=True)  # fmt: skip

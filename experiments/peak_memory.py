@@ -66,7 +66,9 @@ def huge_token_file(path: Path, megabytes: float) -> None:
     path.write_text("\n".join(lines) + "\n\n", encoding="utf-8")
 
 
-def measure(model: Path, source: Path, out: Path, api: bool = False, batch_tokens: int | None = None) -> tuple[int, float, float]:
+def measure(
+    model: Path, source: Path, out: Path, api: bool = False, batch_tokens: int | None = None
+) -> tuple[int, float, float]:
     start = time.perf_counter()
     cmd = [sys.executable, __file__, "--child", f"model={model}", f"input={source}", f"output={out}", "device=cpu"]
     if api:
@@ -91,7 +93,12 @@ def main() -> None:
     ap.add_argument("--token-mb", type=float, default=1.0)
     ap.add_argument("--api", action="store_true", help="parse through nparse.load and Parser.parse_file")
     ap.add_argument("--ewt-train-times", type=int, default=0, help="parse EWT dev and EWT train repeated K times")
-    ap.add_argument("--batch-tokens", type=int, default=None, help="with --api: this cap on padded tokens per batch (default: the model's)")
+    ap.add_argument(
+        "--batch-tokens",
+        type=int,
+        default=None,
+        help="with --api: this cap on padded tokens per batch (default: the model's)",
+    )
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)

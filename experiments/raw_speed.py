@@ -53,7 +53,9 @@ def main() -> None:
                 raise SystemExit(f"no speed line in: {proc.stderr[-500:]}")
             speeds.append(int(found[4]))
             print(f"round {k + 1}: {found[1]} sentences, {found[2]} words in {found[3]} s: {found[4]} words/s")
-    print(f"median {statistics.median(speeds):,.0f} words/s ({args.data} test x{args.times}, format={args.format}, 1 thread)")
+    print(
+        f"median {statistics.median(speeds):,.0f} words/s ({args.data} test x{args.times}, format={args.format}, 1 thread)"
+    )
 
 
 if __name__ == "__main__":

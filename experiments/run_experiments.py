@@ -16,6 +16,7 @@ import subprocess
 import sys
 
 from common import ROOT, stamped_run, train
+
 DEFAULT_EXPS = ["2planar_static", "2planar_dynamic", "archybrid_swap", "swapstd_lazy", "swapstd_ndall"]
 
 

@@ -26,6 +26,7 @@ from nparse.api import Parser, parsed_sentence
 from nparse.eval.aligned import aligned_scores
 from nparse.io.rawtext import iter_raw, text_of
 from nparse.io.segmenter import Segmenter, train
+
 TREEBANKS = ("en_ewt", "el_gdt", "hu_szeged")
 METRICS = ("tokens", "sentences", "words", "upos", "uas", "las")
 
@@ -51,9 +52,7 @@ def main() -> None:
         trained = "-"
         if not model_path.exists():
             start = time.perf_counter()
-            model_path.write_bytes(
-                train(split_path(data, "train"), split_path(data, "dev"), f"epochs={args.epochs}")
-            )
+            model_path.write_bytes(train(split_path(data, "train"), split_path(data, "dev"), f"epochs={args.epochs}"))
             trained = f"{time.perf_counter() - start:.0f}"
         parser = Parser.load(args.model[k], "cpu") if k < len(args.model) else None
         if parser is not None:
@@ -64,7 +63,10 @@ def main() -> None:
             words = sum(len(s) for s in gold)
             print(f"| {name} | gold tokens | " + " | ".join(f"{scores[m].f1:.2f}" for m in METRICS)
                   + f" | - | {words / seconds:,.0f} | - |", flush=True)  # fmt: skip
-        arms = [("spaCy rules", None, "-"), (f"UDPipe 1 trained ({args.epochs} epochs)", Segmenter(model_path), trained)]
+        arms = [
+            ("spaCy rules", None, "-"),
+            (f"UDPipe 1 trained ({args.epochs} epochs)", Segmenter(model_path), trained),
+        ]
         for label, segmenter, seconds_trained in arms:
             start = time.perf_counter()
             sents = list(iter_raw(text.splitlines(keepends=True), lang, "<test>", segmenter))

@@ -78,7 +78,9 @@ def main() -> None:
     ways = {
         "format=raw (segmenter)": lambda: cli_raw(parser, text, parser.segmenter),
         "nparse.spacy.load": lambda: [s for d in loaded.pipe(parts) for s in nparse.spacy.to_sentences(d)],
-        'spacy.blank + add_pipe("nparse")': lambda: [s for d in blank.pipe(parts) for s in nparse.spacy.to_sentences(d)],
+        'spacy.blank + add_pipe("nparse")': lambda: [
+            s for d in blank.pipe(parts) for s in nparse.spacy.to_sentences(d)
+        ],
         "format=raw (spaCy rules)": lambda: cli_raw(parser, text, None),
     }
     results: dict[str, list[Sentence]] = {}
@@ -109,7 +111,7 @@ def main() -> None:
 def processes(parts: list[str], pipelines: dict, args) -> None:
     """``nlp.pipe`` with one process against ``args.n_process``: seconds, words/s, the same Docs."""
     print(f"{len(parts)} paragraphs; best of {args.repeats} alternating runs, 1 torch thread per process")
-    print("| pipeline | n_process=1 (s) | n_process=" f"{args.n_process} (s) | speed-up | same Docs |")
+    print(f"| pipeline | n_process=1 (s) | n_process={args.n_process} (s) | speed-up | same Docs |")
     print("|---|---|---|---|---|")
     for name, nlp in pipelines.items():
         best: dict[int, float] = {}
@@ -117,7 +119,10 @@ def processes(parts: list[str], pipelines: dict, args) -> None:
         for _ in range(args.repeats):
             for n in (1, args.n_process):
                 start = time.perf_counter()
-                docs[n] = [[(t.text, t.head.i, t.dep_, t.pos_) for t in d] for d in nlp.pipe(parts, n_process=n, batch_size=args.batch_size)]
+                docs[n] = [
+                    [(t.text, t.head.i, t.dep_, t.pos_) for t in d]
+                    for d in nlp.pipe(parts, n_process=n, batch_size=args.batch_size)
+                ]
                 best[n] = min(best.get(n, 1e9), time.perf_counter() - start)
         same = docs[1] == docs[args.n_process]
         print(f"| {name} | {best[1]:.2f} | {best[args.n_process]:.2f} | {best[1] / best[args.n_process]:.2f}x | {same} |",

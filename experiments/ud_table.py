@@ -39,7 +39,9 @@ def main() -> None:
     ap.add_argument("--data", required=True)
     ap.add_argument("--arms", nargs="+", required=True, help="NAME=FOLDER")
     ap.add_argument("--gold", type=Path, help="the test file (default: ../shared/data/ud/<data>/<data>-ud-test.conllu)")
-    ap.add_argument("--test", nargs="*", default=["las", "mlas", "lemmas", "ufeats"], help="metrics to test against the first arm")
+    ap.add_argument(
+        "--test", nargs="*", default=["las", "mlas", "lemmas", "ufeats"], help="metrics to test against the first arm"
+    )
     ap.add_argument("--samples", type=int, default=10000)
     args = ap.parse_args()
     gold_path = args.gold or Path(f"../shared/data/ud/{args.data}/{args.data}-ud-test.conllu")
@@ -66,7 +68,9 @@ def main() -> None:
         for metric in args.test:
             _, _, delta, p = compare_files(gold, a, b, metric, args.samples)
             tests.append(f"{LABELS[metric]} {delta:+.2f} (p = {p:.4f})")
-        print(f"\n{name} against {first} (seeds {', '.join(map(str, shared))}, one-sided for a gain): " + "; ".join(tests))
+        print(
+            f"\n{name} against {first} (seeds {', '.join(map(str, shared))}, one-sided for a gain): " + "; ".join(tests)
+        )
 
 
 if __name__ == "__main__":

@@ -53,7 +53,9 @@ def load(path: str | Path, device: str | torch.device = "cpu", resume: bool = Fa
     if not path.is_file():
         raise FileNotFoundError(f"checkpoint not found: {path}")
     if not zipfile.is_zipfile(path):  # what torch.save writes; a CoNLL-U or text file is not one
-        raise ValueError(f"{path}: not an nparse checkpoint (not a file torch.save wrote), or one cut short (an interrupted copy?)")
+        raise ValueError(
+            f"{path}: not an nparse checkpoint (not a file torch.save wrote), or one cut short (an interrupted copy?)"
+        )
     try:  # tensors and plain data only: unpickling arbitrary objects could run code
         state = torch.load(path, map_location=device, weights_only=True)
     except pickle.UnpicklingError as err:

@@ -178,7 +178,9 @@ class Config:
         if unknown:
             raise ValueError(f"config: unknown key {unknown[0]}")
         groups = {name: typed(kind, values.get(name), name) for name, kind in SCHEMAS.items()}
-        return cls(**groups, oracle=oracle_config(values.get("oracle")), exp_name=str(values.get("exp_name", "default")))
+        return cls(
+            **groups, oracle=oracle_config(values.get("oracle")), exp_name=str(values.get("exp_name", "default"))
+        )
 
     @classmethod
     def composed(cls, cfg: Any) -> "Config":

@@ -64,7 +64,11 @@ def main(argv: list[str] | None = None) -> int:
                    segmenter=args["segmenter"], report=report)  # fmt: skip
     except (CoNLLUError, MissingPOSError, OSError, ValueError, RuntimeError) as err:
         hint = ""
-        if isinstance(err, CoNLLUError) and report.detected == "conllu" and err.message.startswith("expected 10 tab-separated"):
+        if (
+            isinstance(err, CoNLLUError)
+            and report.detected == "conllu"
+            and err.message.startswith("expected 10 tab-separated")
+        ):
             # (a numbered recipe, or tab-separated tokens starting with a number: "12\tApril\t2019")
             hint = (" (read as CoNLL-U, as format=auto judged it; if the file is plain text, format=text reads "
                     "one sentence of tokens per line)")  # fmt: skip

@@ -135,7 +135,9 @@ def keep_freed_memory() -> bool:
     except (OSError, AttributeError):
         return False
     m_trim_threshold, m_mmap_threshold = -1, -3  # malloc.h
-    return bool(mallopt(m_mmap_threshold, MALLOC_MMAP_THRESHOLD)) and bool(mallopt(m_trim_threshold, MALLOC_TRIM_THRESHOLD))
+    return bool(mallopt(m_mmap_threshold, MALLOC_MMAP_THRESHOLD)) and bool(
+        mallopt(m_trim_threshold, MALLOC_TRIM_THRESHOLD)
+    )
 
 
 PRECISIONS = ("auto", "fp32", "bf16", "fp16")

@@ -209,8 +209,12 @@ def test_an_ensemble_of_analysis_models_writes_the_members_mean_analysis(tmp_pat
     c = untrained_checkpoint(sents, plain, ("+exp=archybrid_dynamic_tagger",))
     parses = {}
     for name, members in (("a", [a]), ("b", [b]), ("ab", [a, b])):
-        parses[name] = [p[0].analysis for p in nparse.load(members, device="cpu", precision="fp32").parse_nbest(sents[:20])]
-    assert parses["a"] == [p[0].analysis for p in nparse.load(a, device="cpu", precision="fp32").parse_nbest(sents[:20])]
+        parses[name] = [
+            p[0].analysis for p in nparse.load(members, device="cpu", precision="fp32").parse_nbest(sents[:20])
+        ]
+    assert parses["a"] == [
+        p[0].analysis for p in nparse.load(a, device="cpu", precision="fp32").parse_nbest(sents[:20])
+    ]
     assert parses["a"] != parses["b"] and parses["ab"] not in (parses["a"], parses["b"])
     with pytest.raises(ValueError, match="predicts XPOS, FEATS and lemmas"):
         nparse.load([a, c], device="cpu", precision="fp32")

@@ -12,9 +12,7 @@ from nparse.systems.arrays import Layout
 from nparse.systems.base import _all_slots
 
 # Every registered system, with each root placement it supports.
-VARIANTS = [
-    (name, {"root": root} if len(cls.roots) > 1 else {}) for name, cls in SYSTEMS.items() for root in cls.roots
-]
+VARIANTS = [(name, {"root": root} if len(cls.roots) > 1 else {}) for name, cls in SYSTEMS.items() for root in cls.roots]
 
 
 def same_config(a, b) -> bool:

@@ -94,6 +94,8 @@ def test_best_checkpoint_holds_the_averaged_weights_it_was_evaluated_with(tmp_pa
         assert any(not torch.equal(best["model"][k], last["model"][k]) for k in last["average"]["average"])
     # Parsing dev with best.pt gives the dev LAS the run recorded for it.
     sents = read_conllu(dev)
-    parsed = [p[0] for p in Parser.load(run / "best.pt", "cpu", precision="fp32").parse_nbest(sents)]  # as the trainer evaluated
+    parsed = [
+        p[0] for p in Parser.load(run / "best.pt", "cpu", precision="fp32").parse_nbest(sents)
+    ]  # as the trainer evaluated
     las = score(sents, [p.heads for p in parsed], [p.labels for p in parsed]).las
     assert las == pytest.approx(metrics["best"]["dev_las"], abs=1e-9)

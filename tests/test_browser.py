@@ -26,7 +26,8 @@ BROWSER = next((shutil.which(b) for b in ("chromium", "chromium-browser", "googl
 pytestmark = [
     pytest.mark.slow,  # it runs a command (pytest -m 'not slow' leaves it out)
     pytest.mark.skipif(
-        BROWSER is None, reason="no headless Chromium: apt-get install chromium (Debian's package) to run the browser tests"
+        BROWSER is None,
+        reason="no headless Chromium: apt-get install chromium (Debian's package) to run the browser tests",
     ),
 ]
 FLAGS = [

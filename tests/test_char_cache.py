@@ -16,7 +16,9 @@ def _encoder_and_batches(cache: int) -> tuple[Encoder, list]:
     sents = read_conllu(EWT_DEV)[:120]
     vocabs = Vocabs.build(sents)
     torch.manual_seed(0)
-    enc = Encoder(vocabs, word_dim=8, upos_dim=4, char_dim=8, char_hidden=6, lstm_dim=8, lstm_layers=1, char_cache=cache)
+    enc = Encoder(
+        vocabs, word_dim=8, upos_dim=4, char_dim=8, char_hidden=6, lstm_dim=8, lstm_layers=1, char_cache=cache
+    )
     batches = [collate([encode(s, vocabs) for s in sents[i : i + 40]]) for i in range(0, 120, 40)]
     return enc.eval(), batches
 

@@ -256,7 +256,9 @@ def test_score_cache_returns_the_scores_of_a_fresh_computation_across_calls_and_
         words = rng.integers(-1, 9, (f, 4))
         words[:, 0], words[:, 1] = rng.integers(0, 9, f), rng.integers(1, 9, f)
         nodes = table_rows(kind, words, completion.base[rng.integers(0, 3, f)], completion.none_row)
-        found = Factors(np.zeros(f, dtype=np.int64), np.zeros(f, dtype=np.int64), kind, nodes, words[:, 1] > words[:, 0])
+        found = Factors(
+            np.zeros(f, dtype=np.int64), np.zeros(f, dtype=np.int64), kind, nodes, words[:, 1] > words[:, 0]
+        )
         np.testing.assert_array_equal(completion.score_fixed(found), fresh.score_fixed(found))
     assert 0 < completion.cache.count < 6 * 400 and completion.cache.keys_a.shape[0] > 8
 

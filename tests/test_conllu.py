@@ -173,9 +173,18 @@ def test_bad_ids_and_ranges_are_reported_at_their_line(lines, where, message):
     [
         (b"1\tA\rb\t_\t_\t_\t_\t0\troot\t_\t_\n\n", ":1: carriage return (\\r) at column 4 (FORM)"),
         (b"# text = a\rb\n1\tAb\t_\t_\t_\t_\t0\troot\t_\t_\n", ":1: carriage return (\\r) at column 11:"),
-        (b"1\tA\t_\t_\t_\t_\t0\troot\t_\t_\n\n1\tA\t_\t_\t_\t_\t0\troot\t_\tX\rY\n", ":3: carriage return (\\r) at column 23 (MISC)"),
-        (b"1\tA\t_\t_\t_\t_\t0\troot\t_\t_\r\r1\tB\t_\t_\t_\t_\t0\troot\t_\t_\r", ":1: carriage return (\\r) at column 23 (MISC)"),  # Mac line ends
-        (b"1\tA\t_\t_\t_\t_\t0\troot\t_\t_\r\r\n\n", ":1: carriage return (\\r) at column 23 (MISC)"),  # a CR before CRLF
+        (
+            b"1\tA\t_\t_\t_\t_\t0\troot\t_\t_\n\n1\tA\t_\t_\t_\t_\t0\troot\t_\tX\rY\n",
+            ":3: carriage return (\\r) at column 23 (MISC)",
+        ),
+        (
+            b"1\tA\t_\t_\t_\t_\t0\troot\t_\t_\r\r1\tB\t_\t_\t_\t_\t0\troot\t_\t_\r",
+            ":1: carriage return (\\r) at column 23 (MISC)",
+        ),  # Mac line ends
+        (
+            b"1\tA\t_\t_\t_\t_\t0\troot\t_\t_\r\r\n\n",
+            ":1: carriage return (\\r) at column 23 (MISC)",
+        ),  # a CR before CRLF
     ],
 )
 def test_a_lone_carriage_return_is_refused_at_its_line_and_column(tmp_path, data, where):

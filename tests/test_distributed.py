@@ -95,7 +95,10 @@ def _orders(rank: int, world: int, port: int, run_dir: str, out: str) -> None:
     own = random.Random()
     own.setstate(trainer.rng.getstate())
     index = {id(e): i for i, e in enumerate(trainer.train_examples)}
-    own_order = [[index[id(e)] for e in b] for b in bucket_batches(trainer.train_examples, 4, own, trainer.cfg.trainer.batch_tokens)]
+    own_order = [
+        [index[id(e)] for e in b]
+        for b in bucket_batches(trainer.train_examples, 4, own, trainer.cfg.trainer.batch_tokens)
+    ]
     torch.save({"shared": trainer.epoch_order(), "own": own_order}, f"{out}.{rank}")
     trainer.writer.close()
     torch.distributed.destroy_process_group()
@@ -126,7 +129,9 @@ def test_torchrun_writes_one_run_directory(tmp_path):
            f"data.dev={dev}", "data.test=null", "trainer.epochs=2", "trainer.threads=1"]  # fmt: skip
     try:
         proc = subprocess.run(cmd, cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=300)
-        assert proc.returncode == 0, proc.stderr[:4000] + "\n[...]\n" + proc.stderr[-3000:]  # the ranks' own lines first
+        assert proc.returncode == 0, (
+            proc.stderr[:4000] + "\n[...]\n" + proc.stderr[-3000:]
+        )  # the ranks' own lines first
         made = list(runs.iterdir())
         assert len(made) == 1, made
         files = {p.name for p in made[0].iterdir()}

@@ -171,7 +171,10 @@ def test_parses_from_compact_rows_equal_the_padded_ones(system, analysis, monkey
     vocabs = Vocabs.build(sents, morphology=analysis)
     model = ParserModel(vocabs, make_system(system), model_config(**options)).eval()
     assert decode.compact_rows(model)
-    for settings in (DecodeSettings(batch_size=16), DecodeSettings(decoder="beam", beam_size=4, nbest=3, batch_size=64)):
+    for settings in (
+        DecodeSettings(batch_size=16),
+        DecodeSettings(decoder="beam", beam_size=4, nbest=3, batch_size=64),
+    ):
         settings = settings.normalised()
         compact = decode.decode_sentences(model, sents, settings)
         with monkeypatch.context() as m:
@@ -210,7 +213,9 @@ def test_bucketed_bilstm_keeps_padding_out_and_shapes_few():
     lengths = torch.tensor([7, 3, 5, 1])
     x = torch.randn(4, 7, 12) * (torch.arange(7)[None, :, None] < lengths[:, None, None])
     with torch.no_grad():
-        exact, _ = pad_packed_sequence(lstm(pack_padded_sequence(x, lengths, batch_first=True, enforce_sorted=False))[0], batch_first=True)
+        exact, _ = pad_packed_sequence(
+            lstm(pack_padded_sequence(x, lengths, batch_first=True, enforce_sorted=False))[0], batch_first=True
+        )
         with torch.autocast("cpu", dtype=torch.bfloat16):
             assert encoder.bf16_cpu_inference(x)
             together = encoder.bucketed_bilstm(lstm, x, lengths)
@@ -250,7 +255,9 @@ def test_character_vectors_in_length_groups_are_those_of_one_call():
     chars = encoder.CharEncoder(30, 8, 10)
     lengths = torch.randint(1, 25, (150,))
     lengths[:10] = 3  # ties: their order must survive the sort
-    ids = torch.randint(2, 30, (150, int(lengths.max()))) * (torch.arange(int(lengths.max()))[None, :] < lengths[:, None])
+    ids = torch.randint(2, 30, (150, int(lengths.max()))) * (
+        torch.arange(int(lengths.max()))[None, :] < lengths[:, None]
+    )
     widths = []
     real = encoder.padded_bilstm
 

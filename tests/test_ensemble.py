@@ -254,7 +254,9 @@ def test_checkpoint_paths_split_on_commas(tmp_path):
     with pytest.raises(ValueError, match="empty checkpoint path"):
         checkpoint_paths("x.pt,,y.pt")
     # With others, a path holding a comma is split: the error names the piece and says why.
-    with pytest.raises(FileNotFoundError, match=r"checkpoint not found: .*/a \(model=.* was split at its commas into 3"):
+    with pytest.raises(
+        FileNotFoundError, match=r"checkpoint not found: .*/a \(model=.* was split at its commas into 3"
+    ):
         checkpoint_paths(f"{odd},{x}")
     assert checkpoint_paths([odd, x]) == [odd, x]  # a list keeps it whole
 

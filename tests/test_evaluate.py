@@ -196,7 +196,9 @@ def test_aligned_scores_equal_the_official_scorer_on_differing_tokenizations(tmp
             assert round(ours[name].precision, 2) == round(100 * official[key].precision, 2), (gold_path.name, name)
         assert ours["tokens"].f1 < 100.0 or ours["sentences"].f1 < 100.0  # the tokenizations do differ
         assert ours["uas"].f1 > 0.0
-        assert all(0.0 < ours[name].f1 < 100.0 for name in ("xpos", "ufeats", "lemmas", "clas", "blex")), {n: ours[n].f1 for n in ours}
+        assert all(0.0 < ours[name].f1 < 100.0 for name in ("xpos", "ufeats", "lemmas", "clas", "blex")), {
+            n: ours[n].f1 for n in ours
+        }
     # The CLI switches to aligned scores by itself.
     assert main([f"gold={gold}", f"pred={pred}", "json=true"]) == 0
 
@@ -268,7 +270,9 @@ def test_every_conll18_metric_equals_the_official_scorer_on_gold_tokens(tmp_path
     official = udeval.evaluate(udeval.load_conllu_file(str(cut)), udeval.load_conllu_file(str(pred)))
     for name, key in LABELS.items():
         assert ours[name].f1 == pytest.approx(100 * official[key].f1, abs=1e-9), name
-    assert all(50.0 < ours[name].f1 < 100.0 for name in ("upos", "xpos", "ufeats", "alltags", "lemmas", "las", "mlas", "blex"))
+    assert all(
+        50.0 < ours[name].f1 < 100.0 for name in ("upos", "xpos", "ufeats", "alltags", "lemmas", "las", "mlas", "blex")
+    )
     assert main([f"gold={cut}", f"pred={pred}"]) == 0
     out = capsys.readouterr().out
     assert f"MLAS {ours['mlas'].f1:.2f}" in out and f"Lemmas {ours['lemmas'].f1:.2f}" in out

@@ -232,7 +232,6 @@ def test_twoplanar_static_covers_exactly_the_two_planar_trees():
         assert (gold is not None) == is_two_planar(heads), heads
 
 
-
 @pytest.mark.slow
 def test_compiled_twoplanar_search_equals_the_python_search():
     """The plane-agnostic oracle is checked against the compiled search (a 6-word tree reaches
@@ -293,6 +292,7 @@ def test_plane_agnostic_loss_takes_the_cut_and_the_cycles_together(case, heads, 
         assert no_planes == exact  # the cut's arc is the one the cycle loses anyway: paid once
     costs = oracle.costs(c, gold)
     assert [costs[a] for a in search.moves(c)] == [search.cost(c, a) for a in search.moves(c)]
+
 
 # -- every static oracle on trees and treebanks ----------------------------------------------
 

@@ -396,7 +396,10 @@ def test_a_chunk_job_parses_with_every_setting_it_was_given():
     job = ChunkJob(lambda: None, settings, nbest=True, html=False)
     job.parser = Recording()
     job.texts([])
-    expected = {k: getattr(settings, k) for k in ("beam_size", "nbest", "batch_size", "batch_tokens", "decoder", "scores", "temperature")}
+    expected = {
+        k: getattr(settings, k)
+        for k in ("beam_size", "nbest", "batch_size", "batch_tokens", "decoder", "scores", "temperature")
+    }
     assert asked == expected
 
 

@@ -42,7 +42,9 @@ def test_kernel_codes_are_distinct():
 def test_every_oracle_has_a_config_and_a_verification(system, oracle):
     assert (CONF_DIR / "oracle" / f"{oracle}.yaml").exists(), f"conf/oracle/{oracle}.yaml is missing"
     entries = [v for v in VERIFICATIONS if (v.system, v.oracle) == (system, oracle)]
-    assert len([v for v in entries if not v.variant]) == 1, f"{system} {oracle}: declare how it is verified in systems/verification.py"
+    assert len([v for v in entries if not v.variant]) == 1, (
+        f"{system} {oracle}: declare how it is verified in systems/verification.py"
+    )
     assert len({v.label for v in entries}) == len(entries), "a second check of one oracle names its variant"
 
 
@@ -65,7 +67,10 @@ def test_oracle_options_are_checked_against_the_constructor():
 
     system = make_system("twoplanar")
     assert make_oracle(system, "dynamic", switch_regularization=False).switch_regularization is False
-    with pytest.raises(ValueError, match=r"oracle.switch_reg: not an option of twoplanar's dynamic oracle \(its options: switch_regularization, plane_agnostic, prefer_canonical\)"):
+    with pytest.raises(
+        ValueError,
+        match=r"oracle.switch_reg: not an option of twoplanar's dynamic oracle \(its options: switch_regularization, plane_agnostic, prefer_canonical\)",
+    ):
         make_oracle(system, "dynamic", switch_reg=True)
     with pytest.raises(ValueError, match="oracle.switch_regularization=yes: expected a bool"):
         make_oracle(system, "dynamic", switch_regularization="yes")

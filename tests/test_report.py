@@ -161,7 +161,7 @@ def test_the_report_shows_tagging_and_lemma_errors_beside_the_attachment_errors(
     report = tmp_path / "r.html"
     assert evaluate_cli.main([f"gold={cut}", f"pred={path}", f"report={report}"]) == 0
     page = report.read_text(encoding="utf-8")
-    section = page[page.index('<section id="analysis">'):]
+    section = page[page.index('<section id="analysis">') :]
     words = sum(len(s) for s in pred)
     assert f"UPOS: {100 * (words - changed) / words:.2f}% of {words} gold words right" in section
     assert f"<tr><td>ADJ</td><td>NOUN</td><td>{changed}</td>" in section

@@ -60,7 +60,15 @@ def test_run_stats_averages_epochs_over_seeds(tmp_path):
         run.mkdir(parents=True)
         epochs = [{"epoch": e + 1, "seconds": s, "updates_per_sentence": 0.5 * seed} for e, s in enumerate(seconds)]
         (run / "metrics.json").write_text(json.dumps({"epochs": epochs}))
-    cmd = [sys.executable, "experiments/run_stats.py", str(arm), "--keys", "seconds", "updates_per_sentence", "end_reached"]
+    cmd = [
+        sys.executable,
+        "experiments/run_stats.py",
+        str(arm),
+        "--keys",
+        "seconds",
+        "updates_per_sentence",
+        "end_reached",
+    ]
     proc = subprocess.run(cmd, cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
     row = proc.stdout.strip().splitlines()[-1]

@@ -301,7 +301,9 @@ def test_bf16_training_runs_on_cpu_and_fp16_is_refused(tmp_path):
     threads = torch.get_num_threads()
     with initialize_config_dir(config_dir=str(CONF_DIR), version_base="1.3"):
         cfg = Config.composed(compose(config_name="config", overrides=overrides))
-        fp16 = Config.composed(compose(config_name="config", overrides=[*overrides, "trainer.precision=fp16", "trainer.device=cpu"]))
+        fp16 = Config.composed(
+            compose(config_name="config", overrides=[*overrides, "trainer.precision=fp16", "trainer.device=cpu"])
+        )
     try:
         trainer = Trainer(cfg, tmp_path / "bf16")
         metrics = trainer.run()
@@ -347,8 +349,10 @@ def test_files_that_are_not_checkpoints_get_a_message(tmp_path, tiny_run):
         "tensor": (torch.zeros(3), "holds a Tensor"),
         "dict": ({"a": 1}, "format None"),
         "missing": ({k: v for k, v in good.items() if k != "vocabs"}, "missing vocabs"),
-        "shapes": ({**good, "model": {**good["model"], "scorer.first.weight": torch.zeros(2, 2)}},
-                   r"incompatible nparse checkpoint \(Error\(s\) in loading state_dict.* size mismatch for scorer\.first\.weight"),
+        "shapes": (
+            {**good, "model": {**good["model"], "scorer.first.weight": torch.zeros(2, 2)}},
+            r"incompatible nparse checkpoint \(Error\(s\) in loading state_dict.* size mismatch for scorer\.first\.weight",
+        ),
         "best_as_resume": (good, "no optimizer state"),
     }
     for name, (obj, message) in cases.items():

@@ -68,7 +68,9 @@ def test_the_parse_cli_writes_an_html_page_of_trees(tmp_path, capsys):
     sents = dev(12)
     write_conllu(sents, source)
     out = tmp_path / "trees.html"
-    assert parse_cli.main([f"model={model}", f"input={source}", f"output={out}", "device=cpu"]) == 0, capsys.readouterr().err
+    assert parse_cli.main([f"model={model}", f"input={source}", f"output={out}", "device=cpu"]) == 0, (
+        capsys.readouterr().err
+    )
     page = out.read_text(encoding="utf-8")
     assert page.startswith("<!DOCTYPE html>") and page.rstrip().endswith("</html>")
     assert page.count("<figure>") == 12 and page.count("<svg") == 12 and "<script" not in page

@@ -40,7 +40,10 @@ def reference_walk(layout, oracle, scorer, table, golds, lengths, explore_p, rng
         np.array(old.rows, dtype=np.int64).reshape(-1, layout.n_base + len(layout.mod_src)),
         np.array(old.legal, dtype=bool).reshape(-1, layout.n_actions),
         np.array(old.correct, dtype=bool).reshape(-1, layout.n_actions),
-        old.explored, old.errors, old.actions, old.oracle_seconds,
+        old.explored,
+        old.errors,
+        old.actions,
+        old.oracle_seconds,
     )
 
 

@@ -78,7 +78,9 @@ def main() -> None:
     ap.add_argument("--beam", type=int, default=0, help="also parse with a beam of K")
     ap.add_argument("--global", dest="global_epoch", action="store_true", help="also train one global epoch")
     ap.add_argument("--json", action="store_true", help="print one JSON line instead of a table")
-    ap.add_argument("--precision", default="auto", help="of parsing: auto, fp32 or bf16 (training follows trainer.precision)")
+    ap.add_argument(
+        "--precision", default="auto", help="of parsing: auto, fp32 or bf16 (training follows trainer.precision)"
+    )
     args = ap.parse_args()
     overrides = args.overrides or ["+exp=archybrid_dynamic"]
     if args.train_sentences:

@@ -150,7 +150,9 @@ def main() -> None:
     ap.add_argument("--skip-trees", type=int, default=0, help="start after the first K trees (resume a long run)")
     ap.add_argument("--planar-agnostic", action="store_true")
     ap.add_argument("--beam", action="store_true", help="check the correct marks of beam items instead")
-    ap.add_argument("--rows", action="store_true", help="the compiled oracles against the Python ones on treebank sentences")
+    ap.add_argument(
+        "--rows", action="store_true", help="the compiled oracles against the Python ones on treebank sentences"
+    )
     args = ap.parse_args()
     if args.rows:
         rows(args)

@@ -24,8 +24,12 @@ def main() -> None:
     ap.add_argument("gold", type=Path)
     ap.add_argument("--a", nargs="+", type=Path, required=True)
     ap.add_argument("--b", nargs="+", type=Path, required=True)
-    ap.add_argument("--metric", choices=METRICS, default="las",
-                    help="las, uas, or a CoNLL 2018 metric (clas, mlas, blex: recall over the gold content words)")
+    ap.add_argument(
+        "--metric",
+        choices=METRICS,
+        default="las",
+        help="las, uas, or a CoNLL 2018 metric (clas, mlas, blex: recall over the gold content words)",
+    )
     ap.add_argument("--samples", type=int, default=10000)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--labels", action="store_true", help="also label accuracy on the words both attach right")

@@ -32,7 +32,6 @@ from .settings import DecodeSettings
 ROOT_LABEL = "root"  # the DEPREL of the root's dependent in UD
 
 
-
 @dataclass
 class Parse:
     """One parse of a sentence: heads and labels (index 0 is the root) and its derivation score."""

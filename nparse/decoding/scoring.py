@@ -46,8 +46,7 @@ class LegalScores(Protocol):
 class NumpyScores(Protocol):
     """A scorer that also scores in numpy (faster for the small float32 CPU batches of decoding)."""
 
-    def numpy_scores(self, table: np.ndarray, rows: np.ndarray) -> np.ndarray:
-        ...
+    def numpy_scores(self, table: np.ndarray, rows: np.ndarray) -> np.ndarray: ...
 
 
 class Network(Protocol):

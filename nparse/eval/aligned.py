@@ -310,7 +310,9 @@ def aligned_scores(gold_sents: Sequence[Sentence], pred_sents: Sequence[Sentence
         if universal(gw.deprel) in CONTENT_DEPRELS and las:
             count["clas"] += 1
             count["blex"] += lemma_ok
-            gold_fun = [(c, universal(gold.words[c].deprel), gold.words[c].upos, gold.words[c].feats) for c in gold_children[g]]
+            gold_fun = [
+                (c, universal(gold.words[c].deprel), gold.words[c].upos, gold.words[c].feats) for c in gold_children[g]
+            ]
             pred_fun = [(found.back.get(c, MISSING_HEAD), universal(pred.words[c].deprel), pred.words[c].upos, pred.words[c].feats)
                         for c in pred_children[p]]  # fmt: skip
             count["mlas"] += tags[0] and tags[2] and gold_fun == pred_fun

@@ -130,7 +130,9 @@ def group_scores(words: Sequence[Word], by: str) -> list[Group]:
         c[1] += w.head_ok
         c[2] += w.label_ok
     names = [n for n in order(list(counts)) if n in counts]
-    return [Group(n, counts[n][0], 100.0 * counts[n][1] / counts[n][0], 100.0 * counts[n][2] / counts[n][0]) for n in names]
+    return [
+        Group(n, counts[n][0], 100.0 * counts[n][1] / counts[n][0], 100.0 * counts[n][2] / counts[n][0]) for n in names
+    ]
 
 
 @dataclass

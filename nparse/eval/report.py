@@ -110,7 +110,9 @@ def _confusion(words: list[Word], name: str | None = None, k: int = 0) -> str:
         for p in labels:
             v = counts.get((g, p), 0)
             colour = "#e8f0e8" if g == p and v else (f"rgba(214,39,40,{0.12 + 0.75 * v / top:.2f})" if v else "white")
-            cells.append(f'<td style="background:{colour}" title="gold {escape(g)}, predicted {escape(p)}">{v or ""}</td>')
+            cells.append(
+                f'<td style="background:{colour}" title="gold {escape(g)}, predicted {escape(p)}">{v or ""}</td>'
+            )
         body.append(f"<tr><th>{escape(g)}</th>{''.join(cells)}</tr>")
     suffix, of = _of(name, k)
     return (
@@ -121,7 +123,9 @@ def _confusion(words: list[Word], name: str | None = None, k: int = 0) -> str:
     )
 
 
-def _worst(gold: Sequence[Sentence], systems: dict[str, list[Sentence]], words: dict[str, list[Word]], count: int) -> str:
+def _worst(
+    gold: Sequence[Sentence], systems: dict[str, list[Sentence]], words: dict[str, list[Word]], count: int
+) -> str:
     """The sentences with the most errors, drawn gold over each system's parse; with two systems,
     ranked by their errors together (a sentence only one system gets wrong is shown too)."""
     every = [w for ws in words.values() for w in ws]
@@ -305,8 +309,12 @@ def build_report(
             continue
         scores = score(gold, [p.heads for p in pred], [p.deprels for p in pred], predicted_tags(pred))
         conll18 = aligned_scores(gold, pred)
-        line = "  ".join(f"{LABELS[m]} {conll18[m].f1:.2f}" for m in METRICS if m not in ("tokens", "sentences", "words"))
-        summaries.append(f"<h3>{escape(name)}</h3><pre>{escape(scores.summary())}\nCoNLL 2018 (F1): {escape(line)}</pre>")
+        line = "  ".join(
+            f"{LABELS[m]} {conll18[m].f1:.2f}" for m in METRICS if m not in ("tokens", "sentences", "words")
+        )
+        summaries.append(
+            f"<h3>{escape(name)}</h3><pre>{escape(scores.summary())}\nCoNLL 2018 (F1): {escape(line)}</pre>"
+        )
     parts.append(f'<section id="scores"><h2>Scores</h2>{"".join(summaries)}</section>')
     if len(systems) == 2:
         parts.append(_comparison(gold, systems, words, samples))

@@ -69,7 +69,9 @@ class Vocabs:
         """The tables as saved; a checkpoint written before FEATS and lemmas were learned has none."""
         tables = {k: Vocab.from_state(state[k]) for k in TABLES if k in state}
         features = FeatureTables.from_state(state["features"]) if "features" in state else FeatureTables()
-        return cls(**tables, lowercase=state["lowercase"], lemma_max_added=state.get("lemma_max_added", 64), features=features)
+        return cls(
+            **tables, lowercase=state["lowercase"], lemma_max_added=state.get("lemma_max_added", 64), features=features
+        )
 
 
 def checked_feats(sentences: Sequence[Sentence]) -> list[str]:
@@ -128,7 +130,10 @@ def encode(sent: Sentence, vocabs: Vocabs, labels: bool = True) -> Example:
         if labels and sent.lemmas:
             example.lemmas = vocabs.lemmas.indices(lemma_rules(sent, vocabs.lemma_max_added))
             example.lemmas[0] = vocabs.lemmas.index(ROOT)
-            example.features = [[FeatureTables.IGNORE] * len(vocabs.features.names), *map(vocabs.features.gold, sent.feats[1:])]
+            example.features = [
+                [FeatureTables.IGNORE] * len(vocabs.features.names),
+                *map(vocabs.features.gold, sent.feats[1:]),
+            ]
     return example
 
 

@@ -89,9 +89,7 @@ def spacy_sentences(lang: str) -> Callable[[str], list[list[Token]]]:
 
     def split(text: str) -> list[list[Token]]:
         doc = nlp(text)
-        return [
-            [(t.text, t.idx, t.idx + len(t.text), [t.text]) for t in span if not t.is_space] for span in doc.sents
-        ]
+        return [[(t.text, t.idx, t.idx + len(t.text), [t.text]) for t in span if not t.is_space] for span in doc.sents]
 
     return split
 

@@ -58,7 +58,9 @@ def train(train_path: str | Path, dev_path: str | Path | None, options: str = "e
     udpipe = _udpipe()
     heldout = udpipe_sentences(dev_path) if dev_path else udpipe.Sentences()
     error = udpipe.ProcessingError()
-    model = udpipe.Trainer.train("morphodita_parsito", udpipe_sentences(train_path), heldout, options, "none", "none", error)
+    model = udpipe.Trainer.train(
+        "morphodita_parsito", udpipe_sentences(train_path), heldout, options, "none", "none", error
+    )
     if error.occurred():
         raise ValueError(f"training the segmenter on {train_path}: {error.message}")
     return model

@@ -47,7 +47,9 @@ def find_treebank(root: str | Path | None, code: str) -> dict[str, Path | None]:
             files = {s: folder / f"{code}-ud-{s}.conllu" for s in SPLITS}
             return {s: (p if p.is_file() else None) for s, p in files.items()}
     searched = ", ".join(str(base / p) for p in layouts(code))
-    raise FileNotFoundError(f"data.treebank={code}: no {code}-ud-train.conllu under data.ud_root={base} (searched {searched})")
+    raise FileNotFoundError(
+        f"data.treebank={code}: no {code}-ud-train.conllu under data.ud_root={base} (searched {searched})"
+    )
 
 
 def treebank_file(code: str, root: str | None, split: str) -> str | None:

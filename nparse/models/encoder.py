@@ -93,7 +93,10 @@ def padded_bilstm(lstm: nn.LSTM, x: torch.Tensor, lengths: torch.Tensor) -> torc
             zeros = inp.new_zeros((1, inp.shape[0], hidden))
             parts = []
             for suffix in ("", "_reverse"):
-                weights = [getattr(lstm, f"{name}_l{layer}{suffix}") for name in ("weight_ih", "weight_hh", "bias_ih", "bias_hh")]
+                weights = [
+                    getattr(lstm, f"{name}_l{layer}{suffix}")
+                    for name in ("weight_ih", "weight_hh", "bias_ih", "bias_hh")
+                ]
                 if dtype is not None:
                     weights = [w.to(dtype) for w in weights]
                 seq = inp if not suffix else inp.gather(1, flip.expand(-1, -1, inp.shape[2]))
@@ -138,7 +141,10 @@ def bucketed_bilstm(lstm: nn.LSTM, x: torch.Tensor, lengths: torch.Tensor) -> to
         for layer in range(lstm.num_layers):
             parts = []
             for suffix in ("", "_reverse"):
-                weights = [getattr(copy, f"{name}_l{layer}{suffix}") for name in ("weight_ih", "weight_hh", "bias_ih", "bias_hh")]
+                weights = [
+                    getattr(copy, f"{name}_l{layer}{suffix}")
+                    for name in ("weight_ih", "weight_hh", "bias_ih", "bias_hh")
+                ]
                 seq = inp if not suffix else inp.gather(1, flip.expand(-1, -1, inp.shape[2]))
                 y = _VF.lstm(seq, (zeros, zeros), weights, True, 1, 0.0, False, False, True)[0]
                 parts.append(y if not suffix else y.gather(1, flip.expand(-1, -1, hidden)))
@@ -367,7 +373,9 @@ class Encoder(nn.Module):
         self.char_cache = CharCache(char_cache) if self.chars is not None and char_cache > 0 else None
         in_dim = word_dim + upos_dim + xpos_dim + feats_dim + (self.chars.out_dim if self.chars else 0)
         if not 0 <= tag_layer <= lstm_layers:
-            raise ValueError(f"model.tag_layer={tag_layer}: a layer from 1 to model.lstm_layers={lstm_layers}, or 0 (the top)")
+            raise ValueError(
+                f"model.tag_layer={tag_layer}: a layer from 1 to model.lstm_layers={lstm_layers}, or 0 (the top)"
+            )
         lower = tag_layer or lstm_layers
         self.lstm = nn.LSTM(
             in_dim,
@@ -481,7 +489,9 @@ class Encoder(nn.Module):
             order = torch.from_numpy(np.argsort(rows)).to(packed.data.device)
             return dropout(out.data[order], self.dropout.p, self.training)
         if torch.is_grad_enabled() and x.device.type == "cpu":  # CPU training: ``padded_bilstm``
-            return dropout(self.stacked(lambda lstm, y: padded_bilstm(lstm, y, lengths), x), self.dropout.p, self.training)
+            return dropout(
+                self.stacked(lambda lstm, y: padded_bilstm(lstm, y, lengths), x), self.dropout.p, self.training
+            )
         if bf16_cpu_inference(x) and not self.training:  # as the compact rows, padding zero
             real = (torch.arange(x.shape[1])[None, :] < lengths[:, None]).to(x.device)
             return self.stacked(lambda lstm, y: bucketed_bilstm(lstm, y, lengths), x) * real[:, :, None]

@@ -94,10 +94,14 @@ def check_members(
             if tags and column_order(first.vocabs.upos, model.vocabs.upos) is None:
                 raise ValueError(f"{where} in the tags it predicts, {tags}; the members must share the tag set")
         if len(models) > 1 and (model.options.feats_factored or first.options.feats_factored):
-            raise ValueError(f"{where}: a model with model.feats_factored=true cannot be averaged (one softmax per feature)")
+            raise ValueError(
+                f"{where}: a model with model.feats_factored=true cannot be averaged (one softmax per feature)"
+            )
         if (model.analyser is None) != (first.analyser is None):
             has, lacks = (name, first_name) if model.analyser is not None else (first_name, name)
-            raise ValueError(f"{where}: {has} predicts XPOS, FEATS and lemmas and {lacks} does not; the members must agree")
+            raise ValueError(
+                f"{where}: {has} predicts XPOS, FEATS and lemmas and {lacks} does not; the members must agree"
+            )
         for table in ANALYSIS if model.analyser is not None else ():
             differ = vocab_difference(first.vocabs, model.vocabs, (table,))
             if differ and column_order(getattr(first.vocabs, table), getattr(model.vocabs, table)) is None:
@@ -240,7 +244,11 @@ class EnsembleModel:
         self.own_inputs = [vocab_difference(first.vocabs, m.vocabs, INPUT_TABLES) is not None for m in self.members]
         self.scorer = EnsembleScorer(self.members, temperatures)
         self.tagger = EnsembleTagger(self.members) if first.tagger is not None else None
-        self.analyser = {name: EnsembleTagger(self.members, name, name) for name in ANALYSIS} if first.analyser is not None else None
+        self.analyser = (
+            {name: EnsembleTagger(self.members, name, name) for name in ANALYSIS}
+            if first.analyser is not None
+            else None
+        )
         self.label_orders = [_order(first.vocabs.labels, m.vocabs.labels) for m in self.members]
 
     def __len__(self) -> int:

@@ -62,7 +62,9 @@ class ParserModel(nn.Module):
                 "set model.xpos_dim=0 model.feats_dim=0 (the _ud presets do)"
             )
         if options.analysis and not vocabs.morphology:
-            raise ValueError("model.analysis=true: the vocabularies have no FEATS and lemma tables (built without morphology)")
+            raise ValueError(
+                "model.analysis=true: the vocabularies have no FEATS and lemma tables (built without morphology)"
+            )
         # XPOS, FEATS and lemma rules, each from the BiLSTM vectors as the tagger predicts UPOS
         self.analyser = nn.ModuleDict(
             {name: Tagger(tag_dim, options.tagger_hidden, len(getattr(vocabs, name)
@@ -72,7 +74,9 @@ class ParserModel(nn.Module):
         self.factor_mask = factor_mask(completion.factors)
         self.precision = "fp32"  # of the encoder and tables (``set_precision``); not saved with the model
         if self.factor_mask and options.tag_layer:
-            raise ValueError("model.tag_layer: not with the completion model (its factors read every column of the vectors)")
+            raise ValueError(
+                "model.tag_layer: not with the completion model (its factors read every column of the vectors)"
+            )
         self.completion = FactorScorer(dim, self.factor_mask, completion.hidden) if self.factor_mask else None
         # The first-order factor also learns to select heads, so that decoder=mst can use it alone.
         self.arc_loss = self.has_arc_factor and completion.arc_loss

@@ -156,7 +156,9 @@ def parse_file(  # noqa: C901 (one pipeline, step after step)
             out = stack.enter_context(atomic_text(name_out))
         if html:
             out.write(page_head(f"nparse: {source if source is not None else '<stdin>'}"))
-        bar = stack.enter_context(tqdm(unit="sent", desc="parsing", disable=None if progress is None else not progress, leave=False))
+        bar = stack.enter_context(
+            tqdm(unit="sent", desc="parsing", disable=None if progress is None else not progress, leave=False)
+        )
         # Spawned workers load the model again: from its checkpoints, on its device, at its precision.
         load = partial(type(parser).load, parser.name, str(parser.model.device), 1, parser.precision[0])
         job = ChunkJob(load, settings, nbest, html)

@@ -25,7 +25,10 @@ class DrivenParser(Protocol):
 
     @classmethod
     def load(
-        cls, path: str | Path | Sequence[str | Path], device: str = "auto", threads: int | None = None,
+        cls,
+        path: str | Path | Sequence[str | Path],
+        device: str = "auto",
+        threads: int | None = None,
         precision: str = "auto",
     ) -> DrivenParser:
         """The parser of a checkpoint (spawned workers make theirs with it)."""

@@ -33,7 +33,16 @@ from ..io.conllu import Sentence, build_sentence
 from ..io.rawtext import iter_raw, misc_spacing, spacing_misc
 from .component import ROOT, NparseComponent, make_component, shared_parser
 
-__all__ = ["ROOT", "NparseComponent", "SegmenterTokenizer", "load", "make_component", "segmenter_tokenizer", "to_sentences", "word_gaps"]
+__all__ = [
+    "ROOT",
+    "NparseComponent",
+    "SegmenterTokenizer",
+    "load",
+    "make_component",
+    "segmenter_tokenizer",
+    "to_sentences",
+    "word_gaps",
+]
 
 MULTIWORD = "nparse_multiword_tokens"  # Doc.user_data key: the multiword tokens of SegmenterTokenizer
 

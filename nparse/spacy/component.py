@@ -43,7 +43,9 @@ ROOT = "ROOT"  # spaCy's label of a sentence's root
 _PARSERS: dict[tuple[str, str, int | None, str], Parser] = {}
 
 
-def shared_parser(model: str | Path, device: str = "auto", threads: int | None = None, precision: str = "auto") -> Parser:
+def shared_parser(
+    model: str | Path, device: str = "auto", threads: int | None = None, precision: str = "auto"
+) -> Parser:
     """One ``Parser`` per checkpoint, device, thread setting and precision in a process, shared
     by the component and the tokenizer of ``nparse.spacy.load``."""
     key = (",".join(str(Path(m).resolve()) for m in checkpoint_paths(model)), device, threads, precision)
@@ -83,7 +85,9 @@ class NparseComponent:
         for d, doc in enumerate(docs):
             for k, span in enumerate(self.sentences(doc), 1):
                 spans.append(span)
-                names.append(f"<spaCy doc, sentence {k}>" if seen is None else f"<spaCy doc {seen + d + 1}, sentence {k}>")
+                names.append(
+                    f"<spaCy doc, sentence {k}>" if seen is None else f"<spaCy doc {seen + d + 1}, sentence {k}>"
+                )
         sents, words = [], []
         for span, name in zip(spans, names):
             kept = [t for t in span if not t.is_space]
@@ -190,13 +194,21 @@ class NparseComponent:
 
 @Language.factory(
     "nparse",
-    default_config={"model": None, "beam_size": None, "batch_size": 512, "device": "auto", "threads": None,
-                    "precision": "auto"},  # fmt: skip
+    default_config={
+        "model": None,
+        "beam_size": None,
+        "batch_size": 512,
+        "device": "auto",
+        "threads": None,
+        "precision": "auto",
+    },  # fmt: skip
     assigns=["token.head", "token.dep", "token.pos", "token.tag", "token.morph", "token.lemma", "token.is_sent_start"],
 )
 def make_component(nlp: Language, name: str, model: str | None, beam_size: int | None, batch_size: int,
                    device: str, threads: int | None, precision: str) -> NparseComponent:  # fmt: skip
     """The factory spaCy finds through the ``spacy_factories`` entry point of the package."""
     if not model:
-        raise ValueError('the nparse component needs a checkpoint: nlp.add_pipe("nparse", config={"model": "PATH/best.pt"})')
+        raise ValueError(
+            'the nparse component needs a checkpoint: nlp.add_pipe("nparse", config={"model": "PATH/best.pt"})'
+        )
     return NparseComponent(nlp, name, str(model), beam_size, batch_size, device, threads, precision)

@@ -141,7 +141,9 @@ class ArcEagerDynamic(ExactOnNonprojective, CostOracle):
         legal = self.system.legal(c)
         if getattr(gold, "nonprojective", False):
             units = config_units(c)
-            headed = np.array([int(0 < i < len(c.stack) and c.heads[w] != NONE) for i, w in enumerate(units)], dtype=np.int64)
+            headed = np.array(
+                [int(0 < i < len(c.stack) and c.heads[w] != NONE) for i, w in enumerate(units)], dtype=np.int64
+            )
             losses = np.zeros(4, dtype=np.int64)
             arceager_oracle.exact_losses(units, headed, len(units), len(c.stack) - 1, np.asarray(gold.heads, dtype=np.int64),
                                          not ArcEager.root_taken(c), gold.spans, np.array(legal), losses)  # fmt: skip

@@ -147,7 +147,6 @@ class Layout:
                 c.stack2 = other
         return c
 
-
     def from_config(self, c: Config) -> np.ndarray:
         """The row of a ``Config`` (the inverse of ``to_config``), for oracles that read rows.
         Completion bits are not part of a ``Config`` and stay 0."""

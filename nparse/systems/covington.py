@@ -203,7 +203,8 @@ class CovingtonDynamic(CostOracle):
         out = np.empty(4, dtype=np.int64)
         legal = np.asarray(self.system.legal(c), dtype=np.bool_)
         i = c.stack[-1] if c.stack else NONE
-        oracle_kernels.costs(gh, np.asarray(c.heads, dtype=np.int64), i, c.buffer[-1], Covington.root_taken(c), legal, out)  # type: ignore[arg-type]
+        taken = Covington.root_taken(c)  # type: ignore[arg-type]  # a CovingtonConfig
+        oracle_kernels.costs(gh, np.asarray(c.heads, dtype=np.int64), i, c.buffer[-1], taken, legal, out)
         return [int(x) if ok else None for x, ok in zip(out, legal)]
 
     def reference_costs(self, c: Config, gold: Gold) -> list[int | None]:

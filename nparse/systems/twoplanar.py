@@ -328,8 +328,10 @@ class TwoPlanarDynamic(CostOracle[TwoPlanar, TwoPlanarGold]):
         return TwoPlanarGold(heads, self.system)
 
     def row_options(self) -> int:
-        agnostic = (oracle_kernels.AGNOSTIC | (oracle_kernels.PREFER_CANONICAL if self.prefer_canonical else 0))
-        return (oracle_kernels.REGULARIZE if self.switch_regularization else 0) | (agnostic if self.plane_agnostic else 0)
+        agnostic = oracle_kernels.AGNOSTIC | (oracle_kernels.PREFER_CANONICAL if self.prefer_canonical else 0)
+        return (oracle_kernels.REGULARIZE if self.switch_regularization else 0) | (
+            agnostic if self.plane_agnostic else 0
+        )
 
     def raw_costs(self, c: Config, gold: TwoPlanarGold, regularize: bool, agnostic: bool) -> list[int | None]:
         """Every move's cost (None where illegal), with or without switch regularization, from

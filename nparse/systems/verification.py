@@ -64,8 +64,13 @@ VERIFICATIONS: list[Verification] = [
     # The exact costs on non-projective gold trees, both root placements.
     *(
         Verification(
-            "archybrid", "dynamic", plain_search, covers=lambda heads: not is_projective(heads),
-            options={"exact_nonprojective": True}, exact_costs=True, system_options={"root": root},
+            "archybrid",
+            "dynamic",
+            plain_search,
+            covers=lambda heads: not is_projective(heads),
+            options={"exact_nonprojective": True},
+            exact_costs=True,
+            system_options={"root": root},
             variant=f"exact_nonprojective root={root}",
         )
         for root in ("end", "start")
@@ -73,8 +78,13 @@ VERIFICATIONS: list[Verification] = [
     Verification("arceager", "static", covers=is_projective),
     Verification("arceager", "dynamic", plain_search, covers=is_projective, exact_costs=True),
     Verification(
-        "arceager", "dynamic", plain_search, covers=lambda heads: not is_projective(heads),
-        options={"exact_nonprojective": True}, exact_costs=True, variant="exact_nonprojective",
+        "arceager",
+        "dynamic",
+        plain_search,
+        covers=lambda heads: not is_projective(heads),
+        options={"exact_nonprojective": True},
+        exact_costs=True,
+        variant="exact_nonprojective",
     ),  # fmt: skip
     Verification("arcstandard", "static", covers=is_projective),
     Verification("arcstandard", "dynamic", plain_search, exact_costs=True),
@@ -88,18 +98,28 @@ VERIFICATIONS: list[Verification] = [
     Verification("twoplanar", "static", covers=twoplanar.is_two_planar),
     # Switch regularization deliberately calls some zero-cost SWITCHes wrong: check the exact oracle.
     Verification(
-        "twoplanar", "dynamic", twoplanar.reference_search, covers=twoplanar.is_two_planar,
-        options={"switch_regularization": False}, slow_search=True,
+        "twoplanar",
+        "dynamic",
+        twoplanar.reference_search,
+        covers=twoplanar.is_two_planar,
+        options={"switch_regularization": False},
+        slow_search=True,
     ),  # fmt: skip
     Verification(
-        "twoplanar", "dynamic", lambda s, g: twoplanar.compiled_search(s, g, plane_agnostic=True),
+        "twoplanar",
+        "dynamic",
+        lambda s, g: twoplanar.compiled_search(s, g, plane_agnostic=True),
         covers=twoplanar.is_two_planar,
         options={"switch_regularization": False, "plane_agnostic": True, "prefer_canonical": False},
-        slow_search=True, exact_costs=True, variant="plane_agnostic",
+        slow_search=True,
+        exact_costs=True,
+        variant="plane_agnostic",
     ),  # fmt: skip
     Verification("archybrid_swap", "static"),
     Verification(
-        "archybrid_swap", "static_dynamic", archybrid_swap.reference_search,
+        "archybrid_swap",
+        "static_dynamic",
+        archybrid_swap.reference_search,
         restrict_walk=archybrid_swap.within_restriction,
     ),  # fmt: skip
     Verification("arceager_swap", "eager"),

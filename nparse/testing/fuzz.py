@@ -395,7 +395,9 @@ def check_parsed(parsed: list[Sentence], sents: list[Sentence], analysis: bool =
             for i in range(1, len(p) + 1):
                 lemma, feats = p.lemmas[i], p.feats[i]
                 if lemma in ("", "_") or "\t" in lemma or "\n" in lemma or feats_problem(feats):
-                    raise Failure(f"sentence at line {s.line}: word {i} analysed as {lemma!r} {p.upos[i]} {p.xpos[i]} {feats}")
+                    raise Failure(
+                        f"sentence at line {s.line}: word {i} analysed as {lemma!r} {p.upos[i]} {p.xpos[i]} {feats}"
+                    )
         problem = tree_problem(p.heads)
         if problem:
             raise Failure(f"sentence at line {s.line}: output is not a tree: {problem}")
@@ -556,4 +558,3 @@ def print_table(result: dict) -> None:
     for f in result["failures"][:20]:
         print(f"\ncase {f['case']} ({f['class']}) {f['consumer']}: {f['kind']}: {f['detail']}")
         print("  " + f["input"][:600].replace("\n", "\n  "))
-

@@ -28,7 +28,9 @@ class BeamItems:
         self.node = np.repeat(roots, kinds)
         self.correct = np.ones(len(self.sent), dtype=bool)
         self.score = np.zeros(len(self.sent))
-        self.depth = np.zeros(len(self.sent), dtype=np.int64)  # transitions of every item's node since its restart point
+        self.depth = np.zeros(
+            len(self.sent), dtype=np.int64
+        )  # transitions of every item's node since its restart point
         self.starts = np.arange(len(self.sent) + 1)
 
     def candidate_nodes(

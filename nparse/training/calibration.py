@@ -58,7 +58,9 @@ def oracle_steps(
         _, table = model.encode(collated)
         assert table is not None
         layout = Layout(model.system, collated.width)
-        steps = train_loop(layout, oracle, model.scorer, table, [e.gold for e in batch], [len(e) for e in batch], 0.0, rng)
+        steps = train_loop(
+            layout, oracle, model.scorer, table, [e.gold for e in batch], [len(e) for e in batch], 0.0, rng
+        )
         if not len(steps):
             continue
         scores = model.scorer.scores(table, as_tensor(steps.rows, np.int64, table.device)).double().cpu().numpy()

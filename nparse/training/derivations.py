@@ -32,7 +32,9 @@ class Derivations:
         self.row_base = 0  # id of the current step's first feature row
         self.factor_parts: list[Factors] = []
 
-    def new_nodes(self, triples: np.ndarray, scores: np.ndarray | None = None, depths: np.ndarray | None = None) -> np.ndarray:
+    def new_nodes(
+        self, triples: np.ndarray, scores: np.ndarray | None = None, depths: np.ndarray | None = None
+    ) -> np.ndarray:
         """Add nodes given as rows (parent node, feature row id, action), with their derivation
         scores and depths (restart points: 0); returns their ids."""
         ids = np.arange(self.size, self.size + len(triples))

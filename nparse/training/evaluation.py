@@ -55,7 +55,9 @@ class Evaluation:
         best = [p[0] for p in decode_sentences(model, sents, settings)]
         return [parsed_sentence(s, p) for s, p in zip(sents, best)]
 
-    def scores(self, model: ParserModel, sents: list[Sentence], out_path: Path | None, calibrate: bool = False) -> Scores:
+    def scores(
+        self, model: ParserModel, sents: list[Sentence], out_path: Path | None, calibrate: bool = False
+    ) -> Scores:
         """Parse ``sents``, write the parse to ``out_path`` (unless None) and score it."""
         best = [p[0] for p in decode_sentences(model, sents, self.settings(model, calibrate))]
         if out_path is not None:
@@ -70,9 +72,7 @@ class Evaluation:
         return segment_run(self.cfg, checkpoints, self.data.dev, self.data.test,
                            lambda sents: self.parse(model, sents, settings), writer, self.progress.epoch)  # fmt: skip
 
-    def final(
-        self, run_dir: Path, current: ParserModel, writer: Any
-    ) -> tuple[dict[str, Any], ParserModel | None]:
+    def final(self, run_dir: Path, current: ParserModel, writer: Any) -> tuple[dict[str, Any], ParserModel | None]:
         """After the last epoch (rank 0): why training stopped, best.pt calibrated (for beams on
         local scores later) and tested, and the segmenter trained (on best.pt's model, or
         ``current`` without dev and test). Returns metrics.json's keys for them and best.pt's

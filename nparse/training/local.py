@@ -74,7 +74,9 @@ def _best(scores, allowed):
 
 
 @njit(cache=True)
-def _decide(states, live, off, code, root_end, ocode, gold, gstart, scores, legal, correct, explore_p, mt, counts, kept):
+def _decide(
+    states, live, off, code, root_end, ocode, gold, gstart, scores, legal, correct, explore_p, mt, counts, kept
+):
     """Take every live row's transition: its prediction where correct; else its target (the
     best-scoring correct transition), or with exploration, with probability ``explore_p`` (one
     draw per wrong prediction, in row order) and where the oracle allows it, the prediction.
@@ -97,7 +99,9 @@ def _decide(states, live, off, code, root_end, ocode, gold, gstart, scores, lega
             if action < 0:
                 return 0, -1 - k, explored
             if explore_p > 0:  # row i is sentence i of the batch's gold fields
-                if mersenne.draw(mt) < explore_p and may_explore_row(ocode, states[i], off, gold[:, gstart[i] : gstart[i + 1]], pred):
+                if mersenne.draw(mt) < explore_p and may_explore_row(
+                    ocode, states[i], off, gold[:, gstart[i] : gstart[i + 1]], pred
+                ):
                     action = pred
                     explored += 1
         counts[action] += 1
@@ -142,7 +146,9 @@ def train_loop(
     while len(live):
         with timed("state"):
             rows = np.empty((len(live), n_slots), dtype=np.int64)
-            _features(states, live, off, code, layout.n_base, layout.mod_left, layout.mod_src, layout.width, empty, rows)
+            _features(
+                states, live, off, code, layout.n_base, layout.mod_left, layout.mod_src, layout.width, empty, rows
+            )
             start = time.perf_counter()
             legal, _, correct = rows_oracle.ask(layout, states, live, sent)
             oracle_seconds += time.perf_counter() - start

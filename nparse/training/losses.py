@@ -176,7 +176,9 @@ def tag_loss(model: ParserModel, vectors: torch.Tensor, batch: Batch) -> torch.T
         heads.append((model.tagger, batch.upos, unknown))
     factored = model.analyser is not None and model.options.feats_factored
     if model.analyser is not None:
-        heads += [(model.analyser[name], getattr(batch, name), -1) for name in ANALYSIS if not (factored and name == "feats")]
+        heads += [
+            (model.analyser[name], getattr(batch, name), -1) for name in ANALYSIS if not (factored and name == "feats")
+        ]
     if factored:
         total = total + feature_loss(model, vectors, batch)
     for head, gold, unknown in heads:

@@ -30,7 +30,9 @@ def new_model(cfg: Config, system: TransitionSystem, train: list[Sentence], devi
     vocabs = Vocabs.build(train, lowercase=mc.lowercase, morphology=morphology, lemma_max_added=mc.lemma_max_added)
     pretrained = None
     if mc.pretrained:
-        pretrained = extend_with_pretrained(vocabs, str(resolve_path(mc.pretrained, "model.pretrained")), mc.pretrained_max)
+        pretrained = extend_with_pretrained(
+            vocabs, str(resolve_path(mc.pretrained, "model.pretrained")), mc.pretrained_max
+        )
         mc = replace(mc, word_dim=pretrained.shape[1])
     return ParserModel(vocabs, system, mc, pretrained).to(device)
 
@@ -65,7 +67,11 @@ def fine_tuned_model(path: Path, cfg: Config, system: TransitionSystem, device: 
                 model.completion.out.zero_()
                 model.completion.out_bias.zero_()
         model.to(device)
-        log.info("completion model %s: new, %s", completion.factors, "zero output weights" if start == "zero" else "at random")
+        log.info(
+            "completion model %s: new, %s",
+            completion.factors,
+            "zero output weights" if start == "zero" else "at random",
+        )
     else:
         model = model_from_state(state, device, path)
     have = asdict(model.options)
@@ -87,7 +93,10 @@ def parameter_groups(model: ParserModel, completion_lr: float | None) -> list[di
         return [{"params": list(model.parameters())}]
     factors = list(model.completion.parameters())
     ids = {id(p) for p in factors}
-    return [{"params": [p for p in model.parameters() if id(p) not in ids]}, {"params": factors, "lr": float(completion_lr)}]
+    return [
+        {"params": [p for p in model.parameters() if id(p) not in ids]},
+        {"params": factors, "lr": float(completion_lr)},
+    ]
 
 
 def starting_model(

@@ -104,7 +104,9 @@ class Greedy(Objective):
             loss = self.loss(model.scorer, table, steps)
             if self.teacher is not None and len(steps):
                 teacher = self.teacher.log_probs(self.teacher.table(batch), steps)
-                loss = loss + self.distill_weight * distill_loss(model.scorer, table, steps, teacher, self.teacher.temperature)
+                loss = loss + self.distill_weight * distill_loss(
+                    model.scorer, table, steps, teacher, self.teacher.temperature
+                )
             return loss, steps
 
     def batch_loss(self, model: ParserModel, batch: Batch) -> tuple[torch.Tensor, dict[str, float], Counter]:

@@ -40,7 +40,9 @@ class Updates:
         self.lr_scale = 1.0  # trainer.plateau_factor to the power of the cuts so far (set before each epoch)
         self.rates_set = False  # whether cut_on_plateau has set the rates of this process's first epoch
         self.epoch_start_lr: float = tc.lr  # saved with a mid-epoch last.pt
-        self.scheduler = lr_schedule(self.optimizer, tc.lr_schedule, tc.warmup, per_epoch * tc.epochs, lambda: self.lr_scale)
+        self.scheduler = lr_schedule(
+            self.optimizer, tc.lr_schedule, tc.warmup, per_epoch * tc.epochs, lambda: self.lr_scale
+        )
         self.average = WeightAverage(model, tc.average, tc.average_decay)
         # fp16 gradients underflow without loss scaling; bf16 has float32's range and needs none.
         self.scaler = torch.amp.GradScaler(model.device.type, enabled=precision == "fp16")

@@ -65,7 +65,9 @@ def plateau_cuts(history: Sequence[Mapping[str, Any]], wait: int) -> int:
 def warn_without_dev(tc: Any, has_dev: bool) -> None:
     """Say that patience and plateau cuts do nothing without a dev set."""
     if tc.patience and not has_dev:
-        log.warning("trainer.patience=%d needs a dev set (data.dev): training runs trainer.epochs=%d", tc.patience, tc.epochs)
+        log.warning(
+            "trainer.patience=%d needs a dev set (data.dev): training runs trainer.epochs=%d", tc.patience, tc.epochs
+        )
     if tc.plateau and not has_dev:
         log.warning("trainer.plateau=%d needs a dev set (data.dev): the rate is never cut", tc.plateau)
 

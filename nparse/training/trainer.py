@@ -50,7 +50,9 @@ log = logging.getLogger("nparse.train")
 class Trainer:
     def __init__(self, cfg: Config, run_dir: Path, ranks: Ranks | None = None, overrides: list[str] | None = None):
         if not isinstance(cfg, Config):  # train.py converts Hydra's composed config once
-            raise TypeError(f"Trainer takes the typed nparse.config.Config, not {type(cfg).__name__}: Config.composed(cfg)")
+            raise TypeError(
+                f"Trainer takes the typed nparse.config.Config, not {type(cfg).__name__}: Config.composed(cfg)"
+            )
         check_settings(cfg)
         start = start_point(cfg, run_dir, overrides)
         self.cfg = cfg = start.cfg
@@ -81,7 +83,9 @@ class Trainer:
             self.updates.load_state_dict(saved)
             restore_rng(self.rng, saved["rng"])
         self.evaluation = Evaluation(cfg, self.oracle, self.data, self.progress)
-        self.writer = tensorboard(self.run_dir, self.progress.step if saved else None) if self.ranks.main else NoWriter()
+        self.writer = (
+            tensorboard(self.run_dir, self.progress.step if saved else None) if self.ranks.main else NoWriter()
+        )
         if self.ranks.active:  # every rank starts from rank 0's weights
             for tensor in self.model.state_dict().values():
                 torch.distributed.broadcast(tensor, src=0)
@@ -109,7 +113,9 @@ class Trainer:
         partial, progress.partial = progress.partial or {}, None
         within = partial.get("epoch") == epoch  # resume within the epoch
         order, done = (partial["order"], partial["done"]) if within else (self.epoch_order(), 0)
-        totals, actions = (Counter(partial["totals"]), Counter(partial["actions"])) if within else (Counter(), Counter())
+        totals, actions = (
+            (Counter(partial["totals"]), Counter(partial["actions"])) if within else (Counter(), Counter())
+        )
         start = time.perf_counter() - (partial["seconds"] if within else 0.0)
         batches = [[self.data.examples[i] for i in b] for b in order]
         self.objective.start_epoch(epoch)

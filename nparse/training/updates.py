@@ -343,7 +343,9 @@ class GlobalSettings:
     loss: str = "margin"
     restart: bool = False
     restart_from: str = "positive"
-    scores: str = "raw"  # what derivations sum: raw transition scores, or local ones (log-softmax over the legal transitions)
+    scores: str = (
+        "raw"  # what derivations sum: raw transition scores, or local ones (log-softmax over the legal transitions)
+    )
     positive: str = "prefix"  # max_violation's positive: "prefix" of the best complete correct derivation, or "best" correct item at the step
 
     def __post_init__(self) -> None:

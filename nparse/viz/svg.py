@@ -25,7 +25,8 @@ GAP = 22  # px between words
 COLOURS = {"arc": "#3b4a6b", "crossing": "#b5179e", "wrong_head": "#d62728", "wrong_label": "#e67e00", "ok": "#7f8c9a"}
 STYLE = (
     "text{font-family:-apple-system,'Segoe UI',Helvetica,Arial,sans-serif;font-size:%dpx}"
-    ".w{fill:#111}.t{fill:#666;font-size:%dpx}.l{font-size:%dpx}.bad{fill:#d62728;font-weight:bold}" % (FONT, FONT - 3, FONT - 3)
+    ".w{fill:#111}.t{fill:#666;font-size:%dpx}.l{font-size:%dpx}.bad{fill:#d62728;font-weight:bold}"
+    % (FONT, FONT - 3, FONT - 3)
 )
 
 
@@ -125,9 +126,13 @@ def _words(
     for i in range(1, len(forms)):
         cls = "w bad" if i in bad else "w"
         hover = f"<title>{escape(notes[i])}</title>" if notes and notes[i] else ""
-        out.append(f'<text class="{cls}" x="{xs[i]:.1f}" y="{y:.1f}" text-anchor="middle">{escape(forms[i])}{hover}</text>')
+        out.append(
+            f'<text class="{cls}" x="{xs[i]:.1f}" y="{y:.1f}" text-anchor="middle">{escape(forms[i])}{hover}</text>'
+        )
         if tags and tags[i] not in ("_", ""):
-            out.append(f'<text class="t" x="{xs[i]:.1f}" y="{y + 15:.1f}" text-anchor="middle">{escape(tags[i])}</text>')
+            out.append(
+                f'<text class="t" x="{xs[i]:.1f}" y="{y + 15:.1f}" text-anchor="middle">{escape(tags[i])}</text>'
+            )
     return out
 
 
@@ -139,7 +144,9 @@ def tree_arcs(heads: Sequence[int], labels: Sequence[str], colour: str = "arc") 
         if heads[d] < 0:
             continue
         cross = d in crossing
-        arcs.append(Arc(heads[d], d, labels[d], "crossing" if cross else colour, cross, "non-projective arc" if cross else ""))
+        arcs.append(
+            Arc(heads[d], d, labels[d], "crossing" if cross else colour, cross, "non-projective arc" if cross else "")
+        )
     return arcs
 
 

@@ -25,8 +25,17 @@ from nparse.models.parser import ParserModel
 from nparse.paths import CONF_DIR, PROJECT_ROOT
 from nparse.systems import make_system
 
-SIZES = ["model.word_dim=6", "model.upos_dim=3", "model.char_dim=3", "model.char_hidden=3", "model.lstm_dim=5",
-         "model.hidden=4", "model.label_hidden=4", "model.completion.factors=[1,2a]", "model.completion.hidden=3"]
+SIZES = [
+    "model.word_dim=6",
+    "model.upos_dim=3",
+    "model.char_dim=3",
+    "model.char_hidden=3",
+    "model.lstm_dim=5",
+    "model.hidden=4",
+    "model.label_hidden=4",
+    "model.completion.factors=[1,2a]",
+    "model.completion.hidden=3",
+]
 
 out = Path(sys.argv[1])
 with initialize_config_dir(config_dir=str(CONF_DIR), version_base="1.3"):
@@ -38,9 +47,16 @@ options = OmegaConf.to_container(cfg.model, resolve=True)
 vocabs = Vocabs.build(sents)
 model = ParserModel(vocabs, make_system(**system), options)
 state = {
-    "config": OmegaConf.to_container(cfg, resolve=True), "system": system, "model_options": options,
-    "vocabs": vocabs.state_dict(), "model": model.state_dict(), "epoch": 1, "step": 1, "best_las": 0.0,
-    "history": [], "calibration": {"temperature": 0.5},
+    "config": OmegaConf.to_container(cfg, resolve=True),
+    "system": system,
+    "model_options": options,
+    "vocabs": vocabs.state_dict(),
+    "model": model.state_dict(),
+    "epoch": 1,
+    "step": 1,
+    "best_las": 0.0,
+    "history": [],
+    "calibration": {"temperature": 0.5},
 }
 checkpoint.save_atomic(state, out / "release-0.1.0.pt")
 parser = Parser.load(out / "release-0.1.0.pt", "cpu")

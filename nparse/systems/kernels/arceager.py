@@ -12,7 +12,7 @@ from .rows import (
 
 CODE = 1
 # The moves, numbered once here: the Python system takes its ``actions`` and constants from this.
-ACTIONS = ('SHIFT', 'LEFT', 'RIGHT', 'REDUCE')
+ACTIONS = ("SHIFT", "LEFT", "RIGHT", "REDUCE")
 SHIFT, LEFT, RIGHT, REDUCE = range(4)
 
 

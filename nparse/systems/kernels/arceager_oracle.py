@@ -28,8 +28,12 @@ def exact_losses(units, headed, n, top_index, gold_head, root_free, spans, legal
         b0 = units[top_index + 1]
         after = headed.copy()
         after[top_index + 1] = 1
-        out[RIGHT] = (1 if gold_head[b0] != s0 else 0) + needing - 1 - best_gain_eager(
-            units, after, n, top_index + 1, gold_head, root_free and s0 != 0, spans)
+        out[RIGHT] = (
+            (1 if gold_head[b0] != s0 else 0)
+            + needing
+            - 1
+            - best_gain_eager(units, after, n, top_index + 1, gold_head, root_free and s0 != 0, spans)
+        )
     if legal[LEFT] or legal[REDUCE]:  # s0 leaves
         rest = np.empty(n - 1, np.int64)
         rest_headed = np.zeros(n - 1, np.int64)

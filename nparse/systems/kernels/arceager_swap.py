@@ -11,7 +11,7 @@ from .rows import L_HEADS, L_NB, NONE, buffer, is_ancestor, top
 
 CODE = 7
 # The moves, numbered once here: the Python system takes its ``actions`` and constants from this.
-ACTIONS = ('SHIFT', 'LEFT', 'RIGHT', 'REDUCE', 'SWAP')
+ACTIONS = ("SHIFT", "LEFT", "RIGHT", "REDUCE", "SWAP")
 SHIFT, LEFT, RIGHT, REDUCE, SWAP = range(5)
 
 

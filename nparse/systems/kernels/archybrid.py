@@ -8,7 +8,7 @@ from .rows import L_NB, L_NS, L_STACK, attach, buffer, initial_single, left_pop,
 
 CODE = 0
 # The moves, numbered once here: the Python system takes its ``actions`` and constants from this.
-ACTIONS = ('SHIFT', 'LEFT', 'RIGHT')
+ACTIONS = ("SHIFT", "LEFT", "RIGHT")
 SHIFT, LEFT, RIGHT = range(3)
 
 

@@ -35,7 +35,9 @@ def exact_losses(units, n, root_end, top_index, gold_head, spans, legal, out):
         out[a] = ILLEGAL
     first_stack = 0 if root_end else 1
     if legal[SHIFT]:
-        out[SHIFT] = (n - 1) - best_gain(units, n, not root_end, first_stack, top_index + 1, gold_head, ARCHYBRID, spans)
+        out[SHIFT] = (n - 1) - best_gain(
+            units, n, not root_end, first_stack, top_index + 1, gold_head, ARCHYBRID, spans
+        )
     if legal[LEFT] or legal[RIGHT]:
         s0 = units[top_index]
         rest = np.empty(n - 1, np.int64)

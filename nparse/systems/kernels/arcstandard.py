@@ -8,7 +8,7 @@ from .rows import L_NB, L_NS, L_STACK, attach, initial_single, shift, stack_buff
 
 CODE = 2
 # The moves, numbered once here: the Python system takes its ``actions`` and constants from this.
-ACTIONS = ('SHIFT', 'LEFT', 'RIGHT')
+ACTIONS = ("SHIFT", "LEFT", "RIGHT")
 SHIFT, LEFT, RIGHT = range(3)
 
 

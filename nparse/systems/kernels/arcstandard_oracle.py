@@ -10,7 +10,6 @@ from .reachable import ARCSTANDARD, best_gain, relative_to_least, row_units
 from .rows import L_NB, L_NS, top
 
 
-
 @njit(cache=True)
 def can_left(row, off, gold):
     """s1 is a word, complete, and s0 is its head."""
@@ -56,11 +55,19 @@ def successor_losses(units, n, top_index, gold_head, spans, legal, out):
         rest = units.copy()
         if legal[LEFT]:  # s0 -> s1: s1 leaves the units, s0 moves down one place
             rest[top_index - 1 : n - 1] = units[top_index:n]
-            out[LEFT] = (1 if gold_head[s1] != s0 else 0) + (n - 2) - best_gain(rest, n - 1, True, 1, top_index - 1, gold_head, ARCSTANDARD, spans)
+            out[LEFT] = (
+                (1 if gold_head[s1] != s0 else 0)
+                + (n - 2)
+                - best_gain(rest, n - 1, True, 1, top_index - 1, gold_head, ARCSTANDARD, spans)
+            )
         if legal[RIGHT]:  # s1 -> s0: s0 leaves
             rest[top_index : n - 1] = units[top_index + 1 : n]
-            rest[: top_index] = units[:top_index]
-            out[RIGHT] = (1 if gold_head[s0] != s1 else 0) + (n - 2) - best_gain(rest, n - 1, True, 1, top_index - 1, gold_head, ARCSTANDARD, spans)
+            rest[:top_index] = units[:top_index]
+            out[RIGHT] = (
+                (1 if gold_head[s0] != s1 else 0)
+                + (n - 2)
+                - best_gain(rest, n - 1, True, 1, top_index - 1, gold_head, ARCSTANDARD, spans)
+            )
 
 
 @njit(cache=True)

@@ -14,7 +14,7 @@ from .rows import (
 
 CODE = 6
 # The moves, numbered once here: the Python system takes its ``actions`` and constants from this.
-ACTIONS = ('SHIFT', 'LEFT', 'RIGHT', 'NOARC')
+ACTIONS = ("SHIFT", "LEFT", "RIGHT", "NOARC")
 SHIFT, LEFT, RIGHT, NOARC = range(4)
 
 

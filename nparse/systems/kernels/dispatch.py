@@ -11,7 +11,8 @@ from .rows import L_STEPS
 
 UNKNOWN = "unknown transition system code: not among kernels/dispatch.py's KERNELS"
 KERNELS = {
-    m.CODE: m for m in (archybrid, arceager, arcstandard, swapstandard, twoplanar, archybrid_swap, covington, arceager_swap)
+    m.CODE: m
+    for m in (archybrid, arceager, arcstandard, swapstandard, twoplanar, archybrid_swap, covington, arceager_swap)
 }
 
 
@@ -125,5 +126,3 @@ def apply_one(row, off, code, a):
     else:
         raise ValueError(UNKNOWN)
     row[off[L_STEPS]] += 1
-
-

@@ -10,7 +10,7 @@ from .rows import L_BUF, L_NB, L_NS, L_STACK, top
 
 CODE = 3
 # The moves, numbered once here: the Python system takes its ``actions`` and constants from this.
-ACTIONS = ('SHIFT', 'LEFT', 'RIGHT', 'SWAP')
+ACTIONS = ("SHIFT", "LEFT", "RIGHT", "SWAP")
 SHIFT, LEFT, RIGHT, SWAP = range(4)
 
 

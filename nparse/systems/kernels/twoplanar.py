@@ -13,7 +13,7 @@ from .rows import (
 
 CODE = 4
 # The moves, numbered once here: the Python system takes its ``actions`` and constants from this.
-ACTIONS = ('SHIFT', 'LEFT', 'RIGHT', 'REDUCE', 'SWITCH')
+ACTIONS = ("SHIFT", "LEFT", "RIGHT", "REDUCE", "SWITCH")
 SHIFT, LEFT, RIGHT, REDUCE, SWITCH = range(5)
 
 
@@ -41,7 +41,9 @@ def legal(row, off, root_end, out):
     if na > 0:
         s0 = top(row, off, 0)
         out[LEFT] = s0 != 0 and row[heads + s0] == NONE and not is_ancestor(row, off, s0, b0)
-        out[RIGHT] = row[heads + b0] == NONE and not is_ancestor(row, off, b0, s0) and (s0 != 0 or row[off[L_LMOD]] == NONE)
+        out[RIGHT] = (
+            row[heads + b0] == NONE and not is_ancestor(row, off, b0, s0) and (s0 != 0 or row[off[L_LMOD]] == NONE)
+        )
     out[SHIFT] = True
     out[REDUCE] = na > 0
     out[SWITCH] = row[off[L_SWITCHED]] == 0

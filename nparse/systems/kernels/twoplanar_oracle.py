@@ -167,8 +167,9 @@ def costs(row, off, gh, gplane, gcross, regularize, out):
 # dependent's own, the one that would now close a cycle of A, the root's others) and through the
 # cycles of A plus the reachable arcs that those break or the new arc closes.
 
-(B_ON0, B_ON1, B_COMP, B_REACH, B_CYCLE, B_SEEN, B_GONE, B_STATE, B_AFTER, B_OTHER, B_LO0, B_LO1,
- B_HI) = range(13)  # ``fast_costs``'s scratch; B_LO0/B_LO1: reachable arcs by their earlier end, per plane
+(B_ON0, B_ON1, B_COMP, B_REACH, B_CYCLE, B_SEEN, B_GONE, B_STATE, B_AFTER, B_OTHER, B_LO0, B_LO1, B_HI) = range(
+    13
+)  # ``fast_costs``'s scratch; B_LO0/B_LO1: reachable arcs by their earlier end, per plane
 
 
 @njit(cache=True)
@@ -289,7 +290,12 @@ def fast_costs(row, off, gh, gplane, regularize, legal, out):
             unreachable += 1
         else:
             lo, hi = (h, d) if h < d else (d, h)
-            if hi < b0 or (lo < b0 and (on0[lo] if p == 0 else on1[lo]) == 0) or comp[h] == comp[d] or (h == 0 and root_taken):
+            if (
+                hi < b0
+                or (lo < b0 and (on0[lo] if p == 0 else on1[lo]) == 0)
+                or comp[h] == comp[d]
+                or (h == 0 and root_taken)
+            ):
                 unreachable += 1
             else:
                 reach[d] = h
@@ -325,7 +331,9 @@ def fast_costs(row, off, gh, gplane, regularize, legal, out):
             if q == 1 and t == SHIFT:
                 value = after[SHIFT]  # SHIFT moves both stacks: the same after a SWITCH
             else:
-                value = _after(row, off, t, p, s, b0, n, gh, gplane, unreachable, cycles, roots, wrong, 1 + 4 * q + t, work)
+                value = _after(
+                    row, off, t, p, s, b0, n, gh, gplane, unreachable, cycles, roots, wrong, 1 + 4 * q + t, work
+                )
             if q == 0:
                 after[t] = value
                 if best < 0 or value < best:
