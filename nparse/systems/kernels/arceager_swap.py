@@ -10,9 +10,10 @@ from . import arceager, archybrid_swap
 from .rows import L_HEADS, L_NB, NONE, buffer, is_ancestor, top
 
 CODE = 7
-# The moves, numbered once here: the Python system takes its ``actions`` and constants from this.
-ACTIONS = ("SHIFT", "LEFT", "RIGHT", "REDUCE", "SWAP")
-SHIFT, LEFT, RIGHT, REDUCE, SWAP = range(5)
+# The moves, numbered once: the Python system takes its ``actions`` and constants from this.
+ACTIONS = (*arceager.ACTIONS, "SWAP")  # arceager's moves, numbered as there, then SWAP
+SHIFT, LEFT, RIGHT, REDUCE = arceager.SHIFT, arceager.LEFT, arceager.RIGHT, arceager.REDUCE
+SWAP = len(arceager.ACTIONS)
 
 
 @njit(cache=True)

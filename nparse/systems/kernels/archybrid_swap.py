@@ -9,9 +9,10 @@ from . import archybrid
 from .rows import L_BUF, L_NB, L_NS, L_STACK, buffer, top
 
 CODE = 5
-# The moves, numbered once here: the Python system takes its ``actions`` and constants from this.
-ACTIONS = ("SHIFT", "LEFT", "RIGHT", "SWAP")
-SHIFT, LEFT, RIGHT, SWAP = range(4)
+# The moves, numbered once: the Python system takes its ``actions`` and constants from this.
+ACTIONS = (*archybrid.ACTIONS, "SWAP")  # archybrid's moves, numbered as there, then SWAP
+SHIFT, LEFT, RIGHT = archybrid.SHIFT, archybrid.LEFT, archybrid.RIGHT
+SWAP = len(archybrid.ACTIONS)
 
 
 @njit(cache=True)

@@ -9,9 +9,10 @@ from . import arcstandard
 from .rows import L_BUF, L_NB, L_NS, L_STACK, top
 
 CODE = 3
-# The moves, numbered once here: the Python system takes its ``actions`` and constants from this.
-ACTIONS = ("SHIFT", "LEFT", "RIGHT", "SWAP")
-SHIFT, LEFT, RIGHT, SWAP = range(4)
+# The moves, numbered once: the Python system takes its ``actions`` and constants from this.
+ACTIONS = (*arcstandard.ACTIONS, "SWAP")  # arcstandard's moves, numbered as there, then SWAP
+SHIFT, LEFT, RIGHT = arcstandard.SHIFT, arcstandard.LEFT, arcstandard.RIGHT
+SWAP = len(arcstandard.ACTIONS)
 
 
 @njit(cache=True)
