@@ -29,7 +29,7 @@ from nparse.decoding.decode import completion_for
 from nparse.decoding.beam import beam_search, local_scores, score_rows
 from nparse.io.data import bucket_batches, collate, encode
 from nparse.systems import make_oracle
-from nparse.systems.arrays import Layout
+from nparse.systems.adapters.arrays import Layout
 from nparse.systems.base import single_rooted
 
 

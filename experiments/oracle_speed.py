@@ -18,9 +18,9 @@ import numpy as np
 from nparse.io.conllu import read_conllu
 from nparse.paths import PROJECT_ROOT
 from nparse.systems import make_oracle, make_system
-from nparse.systems.arrays import Layout
+from nparse.systems.adapters.arrays import Layout
 from nparse.systems.kernels.dispatch import apply_one
-from nparse.systems.row_oracle import RowOracle
+from nparse.systems.adapters.row_oracle import RowOracle
 
 EWT_TRAIN = PROJECT_ROOT / "data" / "ud" / "en_ewt" / "en_ewt-ud-train.conllu"
 

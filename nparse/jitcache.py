@@ -1,7 +1,7 @@
 """Where numba keeps nparse's compiled kernels: a directory named for the kernels' sources.
 
 Numba invalidates a cached function when its own file changes, not when a function it calls
-from another file does (numba's documented limitation). Our dispatchers (``systems/arrays.py``)
+from another file does (numba's documented limitation). Our dispatchers (``systems/adapters/arrays.py``)
 inline every system's kernel, so an edited kernel left the old one running through the cached
 dispatcher: a fixed cycle check in ``kernels/arceager_swap.py`` still let cycles through until
 the cache was deleted by hand. Naming the cache directory by a digest of every source file that

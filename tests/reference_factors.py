@@ -1,5 +1,5 @@
 """Completion-model factors recomputed from scratch, in plain Python, from a system's ``Config``:
-the reference the compiled bookkeeping (``systems/factors.py``, ``Layout.candidates``) is
+the reference the compiled bookkeeping (``systems/adapters/factors.py``, ``Layout.candidates``) is
 checked against. Written from the definitions in the factors module docstring, not from its code.
 """
 

@@ -12,7 +12,7 @@ from nparse.io.conllu import read_conllu
 from nparse.systems import make_oracle, make_system
 from nparse.systems.arceager import ArcEager
 from nparse.systems.base import Config
-from nparse.systems.search import ExactLoss
+from nparse.systems.verify.search import ExactLoss
 from nparse.trees import is_projective
 
 from .conftest import EWT_DEV

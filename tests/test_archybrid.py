@@ -9,7 +9,7 @@ import pytest
 from nparse.io.conllu import read_conllu, tree_problem
 from nparse.systems import Gold
 from nparse.systems.archybrid import ArcHybrid, ArcHybridDynamic, ArcHybridStatic
-from nparse.systems.search import ExactLoss, all_trees, random_walk
+from nparse.systems.verify.search import ExactLoss, all_trees, random_walk
 from nparse.trees import is_projective
 
 from .conftest import treebank_files

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from nparse.systems import NONE, SYSTEMS, make_system
-from nparse.systems.arrays import Layout
+from nparse.systems.adapters.arrays import Layout
 from nparse.systems.base import _all_slots
 
 # Every registered system, with each root placement it supports.

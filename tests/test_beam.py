@@ -16,7 +16,7 @@ from nparse.decoding.decode import decode_batch
 from nparse.decoding.settings import DecodeSettings
 from nparse.models.parser import ParserModel
 from nparse.systems import SYSTEMS, make_system
-from nparse.systems.arrays import Layout
+from nparse.systems.adapters.arrays import Layout
 
 from .conftest import EWT_DEV, SHARED, compose_config, model_config
 from .reference_greedy import decode

@@ -16,8 +16,8 @@ from nparse.decoding.mst import mst_heads
 from nparse.models.completion import FactorScorer
 from nparse.models.scorer import TransitionScorer
 from nparse.systems import NONE, make_system
-from nparse.systems.arrays import Layout
-from nparse.systems.factors import factor_mask
+from nparse.systems.adapters.arrays import Layout
+from nparse.systems.adapters.factors import factor_mask
 from .reference_factors import all_factors, complete_factors
 from .test_arrays import VARIANTS
 

@@ -29,7 +29,7 @@ from nparse.systems.covington import (
     reachable_graph,
     reference_search,
 )
-from nparse.systems.search import ExactLoss, all_trees, check_oracle, random_tree, random_walk, small_trees
+from nparse.systems.verify.search import ExactLoss, all_trees, check_oracle, random_tree, random_walk, small_trees
 from nparse.trees import is_projective
 
 

@@ -17,7 +17,7 @@ import pytest
 from nparse.config import SCHEMAS, OracleConfig
 from nparse.paths import PROJECT_ROOT
 from nparse.systems import ORACLES
-from nparse.systems.walkthrough import with_walkthroughs
+from nparse.systems.verify.walkthrough import with_walkthroughs
 
 DOCS = PROJECT_ROOT / "docs"
 GROUP_KEY = re.compile(r"^(data|model|system|oracle|trainer|decoder)\.[a-z_]+(\.[a-z_]+)?$")

@@ -281,7 +281,7 @@ def test_a_student_can_learn_from_an_ensemble(tiny_run):
     from nparse.training.distill import Teacher
     from nparse.training.local import train_loop
     from nparse.systems import make_oracle
-    from nparse.systems.arrays import Layout
+    from nparse.systems.adapters.arrays import Layout
 
     ck = tiny_run / "best.pt"
     options = dataclasses.asdict(nparse.load(ck, device="cpu").config.system)  # type: ignore[union-attr]

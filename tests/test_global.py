@@ -9,9 +9,9 @@ import pytest
 import torch
 
 from nparse.systems import make_oracle, make_system
-from nparse.systems.arrays import Layout
-from nparse.systems.search import random_tree
-from nparse.systems.verification import Verification
+from nparse.systems.adapters.arrays import Layout
+from nparse.systems.verify.search import random_tree
+from nparse.systems.verify.verification import Verification
 from nparse.training.beam_check import CASES, check_case, random_scorer
 from nparse.training.global_loop import GlobalSearch, GlobalSettings
 
@@ -255,7 +255,7 @@ def test_global_losses_equal_their_definitions(loss, with_factors, scores):
     gradients reach the tables."""
     from nparse.decoding.completion import Completion
     from nparse.models.completion import FactorScorer
-    from nparse.systems.factors import factor_mask
+    from nparse.systems.adapters.factors import factor_mask
     from nparse.training.losses import global_loss
 
     from .reference_factors import complete_factors

@@ -13,7 +13,7 @@ from nparse import jitcache
 def test_numba_cache_is_named_for_the_current_sources():
     assert Path(numba.config.CACHE_DIR) == jitcache.cache_dir()
     names = {p.relative_to(jitcache.PACKAGE).as_posix() for p in jitcache.kernel_sources()}
-    assert {"systems/arrays.py", "systems/kernels/arceager_swap.py", "decoding/beam.py"} <= names
+    assert {"systems/adapters/arrays.py", "systems/kernels/arceager_swap.py", "decoding/beam.py"} <= names
 
 
 def test_editing_any_kernel_file_changes_the_cache_directory(tmp_path, monkeypatch):

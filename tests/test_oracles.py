@@ -17,11 +17,11 @@ import pytest
 from nparse.io.conllu import read_conllu
 from nparse.systems import make_oracle, make_system, twoplanar
 from nparse.systems.arceager import ArcEager, ArcEagerDynamic
-from nparse.systems.search import ExactLoss, check_oracle, random_tree, random_walk, small_trees
-from nparse.systems.verification import VERIFICATIONS
+from nparse.systems.verify.search import ExactLoss, check_oracle, random_tree, random_walk, small_trees
+from nparse.systems.verify.verification import VERIFICATIONS
 from nparse.systems.swapstandard import SWAP, SwapGold, SwapNDAll, SwapStandard, can_shift
 from nparse.systems.kernels.swapstandard_oracle import can_shift as can_shift_compiled
-from nparse.systems.row_oracle import RowOracle
+from nparse.systems.adapters.row_oracle import RowOracle
 from nparse.systems.twoplanar import SWITCH, TwoPlanar, TwoPlanarDynamic, is_two_planar
 from nparse.trees import is_projective
 
@@ -41,7 +41,7 @@ SEARCHED = [v for v in VERIFICATIONS if v.reference is not None]
 @pytest.mark.slow
 @pytest.mark.parametrize("case", SEARCHED, ids=[v.label.replace(" ", "-") for v in SEARCHED])
 def test_oracle_equals_exhaustive_search(case):
-    """Zero-cost sets equal exhaustive search (systems/verification.py says how each oracle is
+    """Zero-cost sets equal exhaustive search (systems/verify/verification.py says how each oracle is
     checked); complete oracles also off the gold path."""
     system, oracle = case.make()
     rng = random.Random(5)
@@ -268,7 +268,7 @@ AGNOSTIC_CASES = [
 
 @pytest.mark.parametrize("case, heads, state", AGNOSTIC_CASES)
 def test_plane_agnostic_loss_takes_the_cut_and_the_cycles_together(case, heads, state):
-    from nparse.systems.arrays import Layout
+    from nparse.systems.adapters.arrays import Layout
     from nparse.systems.kernels import twoplanar_agnostic
 
     system = TwoPlanar()
@@ -338,7 +338,7 @@ def test_compiled_ndall_rows_agree_with_the_oracle_on_configs():
     """Beam training asks ND-ALL on rows (one compiled call per step): the same flags as
     ``SwapNDAll.correct`` on configurations along random walks, on and off the gold path, for a
     batch of sentences of different lengths (two rows per configuration, in either order)."""
-    from nparse.systems.arrays import Layout
+    from nparse.systems.adapters.arrays import Layout
 
     system = make_system("swapstandard")
     oracle = make_oracle(system, "ndall")

@@ -8,8 +8,8 @@ import pytest
 
 from nparse.paths import CONF_DIR
 from nparse.systems import ORACLES, SYSTEMS, StaticOracle, make_system
-from nparse.systems.arrays import KERNELS, Layout
-from nparse.systems.verification import VERIFICATIONS
+from nparse.systems.adapters.arrays import KERNELS, Layout
+from nparse.systems.verify.verification import VERIFICATIONS
 
 
 @pytest.mark.parametrize("name", sorted(SYSTEMS))
@@ -43,7 +43,7 @@ def test_every_oracle_has_a_config_and_a_verification(system, oracle):
     assert (CONF_DIR / "oracle" / f"{oracle}.yaml").exists(), f"conf/oracle/{oracle}.yaml is missing"
     entries = [v for v in VERIFICATIONS if (v.system, v.oracle) == (system, oracle)]
     assert len([v for v in entries if not v.variant]) == 1, (
-        f"{system} {oracle}: declare how it is verified in systems/verification.py"
+        f"{system} {oracle}: declare how it is verified in systems/verify/verification.py"
     )
     assert len({v.label for v in entries}) == len(entries), "a second check of one oracle names its variant"
 

@@ -13,7 +13,7 @@ import pytest
 
 from nparse.io.conllu import read_conllu
 from nparse.systems import ORACLES, SYSTEMS, make_oracle, make_system
-from nparse.systems.verification import lockstep
+from nparse.systems.verify.verification import lockstep
 from nparse.paths import PROJECT_ROOT
 
 TREES = Path(__file__).parent / "data" / "ud_trees.tsv"

@@ -754,7 +754,7 @@ def test_distillation_from_a_trained_model(tiny_run, tmp_path):
 
     from nparse.io.data import collate, encode
     from nparse.training.distill import Teacher, distill_loss
-    from nparse.systems.arrays import Layout
+    from nparse.systems.adapters.arrays import Layout
     from nparse.training.local import train_loop
     from nparse.training.settings import system_options
 

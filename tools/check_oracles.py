@@ -26,13 +26,13 @@ import random
 import time
 
 from nparse.systems import make_oracle, make_system, twoplanar
-from nparse.systems.search import check_oracle, random_walk, small_trees
-from nparse.systems.verification import VERIFICATIONS
+from nparse.systems.verify.search import check_oracle, random_walk, small_trees
+from nparse.systems.verify.verification import VERIFICATIONS
 from nparse.training import beam_check
 
 
 def check(args) -> None:
-    """Every non-static oracle of the registry (nparse/systems/verification.py) against its search."""
+    """Every non-static oracle of the registry (nparse/systems/verify/verification.py) against its search."""
     rng = random.Random(args.seed)
     for case in VERIFICATIONS:
         if case.reference is None or (args.system and not case.label.startswith(args.system)):
@@ -121,7 +121,7 @@ def rows(args) -> None:
 
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
     from tests.test_row_oracles import treebank_trees, variants
-    from nparse.systems.verification import lockstep
+    from nparse.systems.verify.verification import lockstep
 
     trees = [t for code, ts in treebank_trees().items() for t in ts]
     for name, root, oracle_name, options in variants():

@@ -3,7 +3,7 @@
     python tools/oracle_walkthrough.py [--system NAME] [--oracle NAME]
     python tools/oracle_walkthrough.py --write docs/worked-sequences.md
 
-The first form prints the sequences (``nparse/systems/walkthrough.py`` says what they show); the
+The first form prints the sequences (``nparse/systems/verify/walkthrough.py`` says what they show); the
 second regenerates them between the walkthrough markers of a docs page, which
 ``tests/test_docs.py`` checks are current.
 """
@@ -13,7 +13,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from nparse.systems.walkthrough import all_walkthroughs, with_walkthroughs
+from nparse.systems.verify.walkthrough import all_walkthroughs, with_walkthroughs
 
 
 def main() -> None:

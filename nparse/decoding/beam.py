@@ -1,7 +1,7 @@
 """Batched beam search over array configurations; greedy decoding is the same search with K=1
 (``greedy_search`` takes each step's argmax directly, with the same results).
 
-Design (see ``systems/arrays.py``): the configurations of every item of every sentence of a
+Design (see ``systems/adapters/arrays.py``): the configurations of every item of every sentence of a
 batch are rows of one integer array. A parser step is
 1. one compiled pass over all rows: feature rows, legal transitions, terminal flags;
 2. one scorer call for the rows that are not terminal (the first-layer table was computed once
@@ -27,7 +27,7 @@ import torch
 from numba import njit
 
 from ..timing import timed
-from ..systems.arrays import L_STEPS, Layout
+from ..systems.adapters.arrays import L_STEPS, Layout
 from .completion import Completion
 from .scoring import LegalScores, NumpyScores, TransitionScores
 

@@ -1,5 +1,5 @@
 """Completion-model scores of beam candidates: the factors a transition completes, scored in one
-batched call per parser step (Bohnet & Kuhn 2012, §4; bookkeeping in ``systems/factors.py``).
+batched call per parser step (Bohnet & Kuhn 2012, §4; bookkeeping in ``systems/adapters/factors.py``).
 
 The score of a beam item is the sum of its transition scores plus the scores of the factors of
 its partial tree that are complete. A candidate (item, transition) therefore scores
@@ -16,9 +16,9 @@ import torch
 from numba import njit
 
 from ..models.completion import FactorScorer
-from ..systems.arrays import Layout
+from ..systems.adapters.arrays import Layout
 from ..systems.base import NONE
-from ..systems.factors import ARITY
+from ..systems.adapters.factors import ARITY
 
 
 @dataclass

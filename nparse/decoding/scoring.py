@@ -20,7 +20,7 @@ import torch
 if TYPE_CHECKING:
     from ..io.data import Batch, Vocabs
     from ..systems import TransitionSystem
-    from ..systems.arrays import Layout
+    from ..systems.adapters.arrays import Layout
 
 
 class TransitionScores(Protocol):

@@ -17,7 +17,7 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
-from ..systems.factors import ARITY, SLOTS
+from ..systems.adapters.factors import ARITY, SLOTS
 
 
 class FactorScorer(nn.Module):

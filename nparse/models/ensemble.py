@@ -23,7 +23,7 @@ import torch
 
 from ..io.data import ANALYSIS, Batch, Vocabs, collate, encode
 from ..io.vocab import Vocab
-from ..systems.arrays import Layout
+from ..systems.adapters.arrays import Layout
 from ..timing import timed
 from .parser import ParserModel
 from .scorer import slot_sums

@@ -14,9 +14,9 @@ from torch import nn
 
 from ..config import ModelConfig
 from ..io.data import ANALYSIS, Batch, Vocabs
-from ..systems.arrays import Layout
+from ..systems.adapters.arrays import Layout
 from ..systems.base import TransitionSystem
-from ..systems.factors import factor_mask
+from ..systems.adapters.factors import factor_mask
 from ..timing import timed
 from .completion import FactorScorer
 from .encoder import Encoder

@@ -129,7 +129,7 @@ class ArcEagerDynamic(ExactOnNonprojective, CostOracle):
     left come from b0 only); a headless stack word gets a head in the buffer (LEFT) or none;
     every word may end headless, and nothing then spans it but the root; the root takes at most
     one new dependent, a buffer word, while it has none, and every word before that one is
-    reduced first. Exhaustive search checks the costs (``systems/verification.py``)."""
+    reduced first. Exhaustive search checks the costs (``systems/verify/verification.py``)."""
 
     name = "dynamic"
     row_code = row_kernels.ARCEAGER_DYNAMIC

@@ -133,7 +133,7 @@ class ArcHybridDynamic(ExactOnNonprojective, CostOracle):
     word gets arcs only as s0 (its head: s1 by RIGHT, b0 by LEFT) or as s1 (RIGHT to the word
     above it, which was shifted after it), so those are the only arcs it can still get; and
     reducing whenever s0 is complete and its head is s1 or b0, shifting otherwise, builds every
-    such tree. Exhaustive search checks the costs (``systems/verification.py``)."""
+    such tree. Exhaustive search checks the costs (``systems/verify/verification.py``)."""
 
     name = "dynamic"
     row_code = row_kernels.ARCHYBRID_DYNAMIC

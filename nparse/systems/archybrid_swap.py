@@ -35,7 +35,7 @@ from .kernels import archybrid_swap as kernel
 from .kernels import archybrid_swap_oracle as oracle_kernel
 from .kernels import oracles as row_kernels
 from .base import NONE, Config, CostOracle, Gold, StaticOracle
-from .search import ExactLoss
+from .verify.search import ExactLoss
 
 SWAP = kernel.SWAP
 

@@ -54,7 +54,7 @@ from .kernels import covington_oracle as oracle_kernels
 from .kernels import covington as kernel
 from .kernels import oracles as row_kernels
 from .base import NONE, Config, CostOracle, Gold, StaticOracle, TransitionSystem, front_arc
-from .search import ExactLoss
+from .verify.search import ExactLoss
 
 SHIFT, LEFT, RIGHT, NOARC = kernel.SHIFT, kernel.LEFT, kernel.RIGHT, kernel.NOARC
 

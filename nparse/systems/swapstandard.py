@@ -40,7 +40,7 @@ from .arcstandard import LEFT, RIGHT, SHIFT, ArcStandard
 from .kernels import swapstandard as kernel
 from .kernels import oracles as row_kernels
 from .base import NONE, Config, Gold, Oracle, StaticOracle
-from .search import ExactLoss
+from .verify.search import ExactLoss
 
 SWAP = kernel.SWAP
 

@@ -43,11 +43,11 @@ import numpy as np
 from ..trees import arcs_cross, is_ancestor
 from .kernels import twoplanar_oracle as oracle_kernels
 from .kernels import twoplanar_search as search_kernels
-from .arrays import Layout
+from .adapters.arrays import Layout
 from .kernels import twoplanar as kernel
 from .kernels import oracles as row_kernels
 from .base import NONE, Config, CostOracle, Gold, StaticOracle, TransitionSystem, front_arc
-from .search import ExactLoss
+from .verify.search import ExactLoss
 
 SHIFT, LEFT, RIGHT, REDUCE, SWITCH = kernel.SHIFT, kernel.LEFT, kernel.RIGHT, kernel.REDUCE, kernel.SWITCH
 

@@ -19,13 +19,13 @@ import torch
 
 from ..models.scorer import TransitionScorer
 from ..systems import Oracle, StaticOracle
-from ..systems.arrays import Layout
-from ..systems.search import all_trees, random_tree
-from ..systems.verification import VERIFICATIONS, Verification
+from ..systems.adapters.arrays import Layout
+from ..systems.verify.search import all_trees, random_tree
+from ..systems.verify.verification import VERIFICATIONS, Verification
 from .global_loop import GlobalSearch, GlobalSettings
 
 
-# Every oracle's verification entry (systems/verification.py) is a case.
+# Every oracle's verification entry (systems/verify/verification.py) is a case.
 CASES = VERIFICATIONS
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..decoding.beam import Step, flatten
-from ..systems.arrays import Layout
+from ..systems.adapters.arrays import Layout
 from .derivations import Derivations
 from .updates import End, Next, Restart
 

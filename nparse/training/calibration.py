@@ -23,7 +23,7 @@ import torch
 from ..io.data import Example, bucket_batches, collate
 from ..models.parser import ParserModel
 from ..systems import Oracle
-from ..systems.arrays import Layout
+from ..systems.adapters.arrays import Layout
 from .local import as_tensor, train_loop
 
 

@@ -13,7 +13,7 @@ import numpy as np
 
 from ..decoding.beam import Step
 from ..decoding.completion import Factors
-from ..systems.arrays import Layout
+from ..systems.adapters.arrays import Layout
 
 
 class Derivations:

@@ -66,8 +66,8 @@ from ..decoding.completion import Completion, Factors
 from ..decoding.scoring import TransitionScores
 from ..timing import timed
 from ..systems import Oracle, StaticOracle
-from ..systems.arrays import L_HEADS, L_N, Layout
-from ..systems.row_oracle import RowOracle
+from ..systems.adapters.arrays import L_HEADS, L_N, Layout
+from ..systems.adapters.row_oracle import RowOracle
 from .beam_items import BeamItems
 from .derivations import Derivations
 from .updates import END, KEEP, GlobalSettings, Next, Restart, SentenceStep, Track, Update, Violation

@@ -1,8 +1,8 @@
 """Batched greedy training on rows: the transition loop with an oracle and exploration.
 
-All items of a batch are rows of one state array (``systems/arrays.py``), as in decoding. A step
+All items of a batch are rows of one state array (``systems/adapters/arrays.py``), as in decoding. A step
 is three compiled calls and one scorer call for every live item at once: the feature rows, the
-oracle (``systems/row_oracle.py``), the scores, then the decision (the prediction, the target,
+oracle (``systems/adapters/row_oracle.py``), the scores, then the decision (the prediction, the target,
 exploration with the trainer's own random generator, ``mersenne.py``) and the transitions. The
 loop runs without autograd, recording each step's feature rows and its legal and correct
 transitions; the loss is then computed for all recorded steps in one call (see models/scorer.py).
@@ -23,10 +23,10 @@ from numba import njit
 
 from ..decoding.scoring import TransitionScores
 from ..systems import Oracle
-from ..systems.arrays import Layout, feature_row
+from ..systems.adapters.arrays import Layout, feature_row
 from ..systems.kernels.dispatch import apply_one, terminal_row
 from ..systems.kernels.oracles import may_explore_row
-from ..systems.row_oracle import RowOracle
+from ..systems.adapters.row_oracle import RowOracle
 from ..timing import timed
 from . import mersenne
 

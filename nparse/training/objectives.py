@@ -20,7 +20,7 @@ from ..decoding.decode import completion_for
 from ..io.data import Batch, Example
 from ..models.parser import ParserModel
 from ..systems import Oracle
-from ..systems.arrays import Layout
+from ..systems.adapters.arrays import Layout
 from ..timing import timed
 from .distill import Teacher, distill_loss
 from .global_loop import GlobalSearch, GlobalSettings

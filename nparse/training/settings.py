@@ -14,7 +14,7 @@ from ..runtime import choose_precision, pick_device
 from .averaging import check_average
 from .schedule import check_schedule
 from ..systems import Oracle, StaticOracle
-from ..systems.factors import factor_mask
+from ..systems.adapters.factors import factor_mask
 from .updates import RESTART_FROM, FullUpdate, GlobalSettings
 
 

@@ -1,5 +1,5 @@
 """One system's row kernel out of eight, by its ``CODE``: one line per system (numba compiles the
-branch the code selects). ``arrays.py`` and the oracles on rows (``oracles.py``) call these. An
+branch the code selects). ``adapters/arrays.py`` and the oracles on rows (``oracles.py``) call these. An
 unknown code raises ValueError (a system added without its line here), never falls through."""
 
 from __future__ import annotations

@@ -18,10 +18,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from ..trees import is_projective
-from . import archybrid_swap, covington, swapstandard, twoplanar
-from .base import Gold, Oracle, TransitionSystem
-from .row_oracle import RowOracle
+from ...trees import is_projective
+from .. import archybrid_swap, covington, swapstandard, twoplanar
+from ..base import Gold, Oracle, TransitionSystem
+from ..adapters.row_oracle import RowOracle
 from .search import ExactLoss, Search
 
 
@@ -49,7 +49,7 @@ class Verification:
         return f"{self.system} {self.oracle}" + (f" {self.variant}" if self.variant else "")
 
     def make(self) -> tuple[TransitionSystem, Oracle]:
-        from . import make_oracle, make_system  # the registries import this module's systems
+        from .. import make_oracle, make_system  # the registries import this module's systems
 
         system = make_system(self.system, **self.system_options)
         return system, make_oracle(system, self.oracle, **self.options)
@@ -150,8 +150,8 @@ def lockstep(
     one (explored paths: off the gold path)."""
     import numpy as np
 
-    from .arrays import Layout
-    from .base import CostOracle, StaticOracle
+    from ..adapters.arrays import Layout
+    from ..base import CostOracle, StaticOracle
 
     golds = [g for g in (oracle.prepare(h) for h in trees) if g is not None]
     out = Lockstep()

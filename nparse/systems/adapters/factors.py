@@ -50,7 +50,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .base import NONE
+from ..base import NONE
 
 KINDS = ("1", "2a-inner", "2a-outer", "2a-sibling", "2b", "3a", "3b", "3c")
 ARITY = np.array([2, 3, 3, 3, 3, 4, 4, 4], dtype=np.int64)

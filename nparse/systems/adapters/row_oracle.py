@@ -11,12 +11,12 @@ from typing import TYPE_CHECKING, Any, Sequence
 
 import numpy as np
 
-from .kernels import oracles as kernels
-from .kernels.gold import G_HEAD, G_KID_START, G_KIDS, N_FIELDS, OPTIONAL
+from ..kernels import oracles as kernels
+from ..kernels.gold import G_HEAD, G_KID_START, G_KIDS, N_FIELDS, OPTIONAL
 
 if TYPE_CHECKING:
     from .arrays import Layout
-    from .base import Gold, Oracle
+    from ..base import Gold, Oracle
 
 
 def gold_fields(gold: "Gold", oracle: "Oracle[Any, Any]") -> np.ndarray:

@@ -19,10 +19,10 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .base import NONE, Config, TransitionSystem
+from ..base import NONE, Config, TransitionSystem
 from .factors import grow, open_words, scan
-from .kernels.dispatch import KERNELS, apply_one, initial_one, legal_row, positions_row, terminal_row
-from .kernels.rows import (  # noqa: F401  (the offsets are part of this module's interface)
+from ..kernels.dispatch import KERNELS, apply_one, initial_one, legal_row, positions_row, terminal_row
+from ..kernels.rows import (  # noqa: F401  (the offsets are part of this module's interface)
     L_ACTIVE, L_BUF, L_COUNTED, L_HEADS, L_LMOD, L_N, L_NB, L_NS, L_NS2, L_PLANE, L_RMOD, L_STACK, L_STACK2,
     L_STEPS, L_SWITCHED, L_WIDTH,
 )  # fmt: skip

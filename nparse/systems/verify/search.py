@@ -16,8 +16,8 @@ import random
 import sys
 from typing import Callable, Hashable, Iterable, Iterator, Protocol
 
-from ..trees import tree_problem
-from .base import NONE, Config, Oracle, TransitionSystem
+from ...trees import tree_problem
+from ..base import NONE, Config, Oracle, TransitionSystem
 
 ArcLoss = Callable[[Config, int, int, int], int]  # (config before, action, head, dep) -> loss
 

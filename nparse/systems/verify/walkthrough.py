@@ -11,8 +11,8 @@ is -> scheduled); oracles that only cover projective trees get "She saw her duck
 
 from __future__ import annotations
 
-from . import ORACLES, CostOracle, StaticOracle, make_oracle, make_system
-from .base import Config, TransitionSystem
+from .. import ORACLES, CostOracle, StaticOracle, make_oracle, make_system
+from ..base import Config, TransitionSystem
 
 NONPROJECTIVE = ("A hearing is scheduled on the issue today .".split(), [-1, 2, 3, 0, 3, 2, 7, 5, 4, 3])
 PROJECTIVE = ("She saw her ducks today".split(), [-1, 2, 0, 4, 2, 2])
