@@ -121,3 +121,60 @@ def test_the_kernels_import_nothing_from_the_python_systems():
             if isinstance(node, ast.ImportFrom):
                 assert node.level <= 1, f"{path.name}:{node.lineno} imports from the package above"
                 assert not (node.module or "").startswith("nparse"), f"{path.name}:{node.lineno} imports {node.module}"
+
+
+def dispatch_branches(module, function: str) -> dict[str, set[str]]:
+    """``{code constant: {called "module.function"}}`` of one hand-written dispatcher: each
+    ``if/elif code == X.CODE`` (or ``== NAME``) branch and the calls in its body."""
+    import ast
+    import inspect
+
+    tree = ast.parse(inspect.getsource(module))
+    fn = next(n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == function)
+    out: dict[str, set[str]] = {}
+    for node in ast.walk(fn):
+        if isinstance(node, ast.If) and isinstance(node.test, ast.Compare):
+            key = ast.unparse(node.test.comparators[0])
+            calls = {ast.unparse(c.func) for stmt in node.body for c in ast.walk(stmt) if isinstance(c, ast.Call)}
+            out[key] = calls
+    return out
+
+
+@pytest.mark.parametrize("function", ["initial_one", "terminal_row", "legal_row", "positions_row", "apply_one"])
+def test_every_system_dispatcher_calls_each_systems_own_kernel(function):
+    """kernels/dispatch.py is a table kept by hand: every system's branch in each of the five
+    dispatchers calls that system's own kernel function, and no branch is missing or extra."""
+    from nparse.systems.kernels import dispatch
+
+    branches = dispatch_branches(dispatch, function)
+    kind = function.split("_")[0] if function != "apply_one" else "apply"
+    wanted = {
+        f"{m.__name__.rsplit('.', 1)[1]}.CODE": f"{m.__name__.rsplit('.', 1)[1]}.{kind}" for m in KERNELS.values()
+    }
+    assert set(branches) == set(wanted), f"{function}: branches {sorted(branches)} against systems {sorted(wanted)}"
+    for code, call in wanted.items():
+        assert call in branches[code], f"{function}: the branch of {code} does not call {call}"
+
+
+def test_every_oracle_code_has_its_branch():
+    """kernels/oracles.py: every registered oracle's ``row_code`` has a branch in ``oracle_row``,
+    codes are distinct (a replayed sequence is the one code oracles share), and every oracle
+    that overrides ``may_explore`` has its branch in ``may_explore_row``."""
+    from nparse.systems import Oracle, make_oracle
+    from nparse.systems.kernels import oracles
+
+    branches = {getattr(oracles, name): calls for name, calls in dispatch_branches(oracles, "oracle_row").items()}
+    explore = {getattr(oracles, name) for name in dispatch_branches(oracles, "may_explore_row")}
+    seen: dict[int, str] = {}
+    for system, names in ORACLES.items():
+        for name in names:
+            o = make_oracle(make_system(system), name)
+            assert o.row_code in branches, f"{system} {name}: code {o.row_code} has no branch in oracle_row"
+            if o.row_code != oracles.REPLAY:
+                assert o.row_code not in seen, f"{system} {name} shares code {o.row_code} with {seen.get(o.row_code)}"
+                seen[o.row_code] = f"{system} {name}"
+            if type(o).may_explore is not Oracle.may_explore:
+                assert o.row_code in explore, (
+                    f"{system} {name} overrides may_explore: add its branch to may_explore_row"
+                )
+    assert set(branches) == set(seen) | {oracles.REPLAY}, "a branch of oracle_row serves no registered oracle"
