@@ -178,3 +178,19 @@ def test_every_oracle_code_has_its_branch():
                     f"{system} {name} overrides may_explore: add its branch to may_explore_row"
                 )
     assert set(branches) == set(seen) | {oracles.REPLAY}, "a branch of oracle_row serves no registered oracle"
+
+
+def test_a_kernel_module_without_a_function_is_named():
+    """A system kernel that lacks one of the five functions fails when the table is built,
+    naming the system and the function."""
+    import types
+
+    from nparse.systems.kernels import archybrid
+    from nparse.systems.kernels.dispatch import checked
+
+    partial = types.ModuleType("nparse.systems.kernels.toy")
+    for attr in ("CODE", "ACTIONS", "initial", "terminal", "positions", "apply"):
+        setattr(partial, attr, getattr(archybrid, attr))
+    with pytest.raises(TypeError, match="system 'toy': its kernel module nparse.systems.kernels.toy has no 'legal'"):
+        checked(partial)
+    assert checked(archybrid) is archybrid

@@ -4,14 +4,29 @@ unknown code raises ValueError (a system added without its line here), never fal
 
 from __future__ import annotations
 
+from types import ModuleType
+
 from numba import njit
 
 from . import arceager, arceager_swap, archybrid, archybrid_swap, arcstandard, covington, swapstandard, twoplanar
 from .rows import L_STEPS
 
 UNKNOWN = "unknown transition system code: not among kernels/dispatch.py's KERNELS"
+FUNCTIONS = ("initial", "terminal", "legal", "positions", "apply")  # what every system kernel defines
+
+
+def checked(module: ModuleType) -> ModuleType:
+    """A system's kernel module with everything the dispatchers read, or an error naming the
+    system and what it lacks (rather than an AttributeError inside numba's compiler)."""
+    name = module.__name__.rsplit(".", 1)[-1]
+    for attr in ("CODE", "ACTIONS", *FUNCTIONS):
+        if not hasattr(module, attr):
+            raise TypeError(f"system {name!r}: its kernel module {module.__name__} has no {attr!r}")
+    return module
+
+
 KERNELS = {
-    m.CODE: m
+    m.CODE: checked(m)
     for m in (archybrid, arceager, arcstandard, swapstandard, twoplanar, archybrid_swap, covington, arceager_swap)
 }
 
