@@ -15,10 +15,11 @@ UNKNOWN = "unknown transition system code: not among kernels/dispatch.py's KERNE
 FUNCTIONS = ("initial", "terminal", "legal", "positions", "apply")  # what every system kernel defines
 
 
-def checked(module: ModuleType) -> ModuleType:
+def checked(module: ModuleType, system: str | None = None) -> ModuleType:
     """A system's kernel module with everything the dispatchers read, or an error naming the
-    system and what it lacks (rather than an AttributeError inside numba's compiler)."""
-    name = module.__name__.rsplit(".", 1)[-1]
+    system (by default the module's name) and what it lacks, rather than an AttributeError
+    inside numba's compiler."""
+    name = system or module.__name__.rsplit(".", 1)[-1]
     for attr in ("CODE", "ACTIONS", *FUNCTIONS):
         if not hasattr(module, attr):
             raise TypeError(f"system {name!r}: its kernel module {module.__name__} has no {attr!r}")
