@@ -140,44 +140,74 @@ def dispatch_branches(module, function: str) -> dict[str, set[str]]:
     return out
 
 
+def called(fn) -> str:
+    """How a dispatcher calls a compiled function: ``module.function`` (its module's last part)."""
+    return f"{fn.py_func.__module__.rsplit('.', 1)[1]}.{fn.py_func.__name__}"
+
+
+def calls_object(module, calls: set[str], fn) -> bool:
+    """Whether one of a branch's calls (names in ``module``'s namespace, ``a.b``) is ``fn``."""
+    for call in calls:
+        obj = module
+        for part in call.split("."):
+            obj = getattr(obj, part, None)
+        if obj is fn:
+            return True
+    return False
+
+
+def test_the_registries_follow_from_the_declarations():
+    from nparse.systems import DECLARATIONS
+
+    assert {d.name: d.cls for d in DECLARATIONS} == SYSTEMS
+    assert {d.name: {o.name: o.cls for o in d.oracles} for d in DECLARATIONS} == ORACLES
+    assert {d.kernel.CODE: d.kernel for d in DECLARATIONS} == KERNELS
+    for d in DECLARATIONS:
+        assert (d.cls.code, tuple(d.cls.actions)) == (d.kernel.CODE, tuple(d.kernel.ACTIONS)), d.name
+
+
 @pytest.mark.parametrize("function", ["initial_one", "terminal_row", "legal_row", "positions_row", "apply_one"])
 def test_every_system_dispatcher_calls_each_systems_own_kernel(function):
-    """kernels/dispatch.py is a table kept by hand: every system's branch in each of the five
-    dispatchers calls that system's own kernel function, and no branch is missing or extra."""
+    """kernels/dispatch.py is a table kept by hand: every declared system's branch in each of the
+    five dispatchers calls that system's own kernel function, and no branch is missing or extra."""
+    from nparse.systems import DECLARATIONS
     from nparse.systems.kernels import dispatch
 
     branches = dispatch_branches(dispatch, function)
     kind = function.split("_")[0] if function != "apply_one" else "apply"
-    wanted = {
-        f"{m.__name__.rsplit('.', 1)[1]}.CODE": f"{m.__name__.rsplit('.', 1)[1]}.{kind}" for m in KERNELS.values()
-    }
+    wanted = {f"{d.kernel.__name__.rsplit('.', 1)[1]}.CODE": called(getattr(d.kernel, kind)) for d in DECLARATIONS}
     assert set(branches) == set(wanted), f"{function}: branches {sorted(branches)} against systems {sorted(wanted)}"
     for code, call in wanted.items():
         assert call in branches[code], f"{function}: the branch of {code} does not call {call}"
 
 
-def test_every_oracle_code_has_its_branch():
-    """kernels/oracles.py: every registered oracle's ``row_code`` has a branch in ``oracle_row``,
-    codes are distinct (a replayed sequence is the one code oracles share), and every oracle
-    that overrides ``may_explore`` has its branch in ``may_explore_row``."""
-    from nparse.systems import Oracle, make_oracle
+def test_every_oracle_branch_calls_its_declared_twin():
+    """kernels/oracles.py: every declared oracle's ``row_code`` has a branch in ``oracle_row``
+    that calls its declared compiled twin; codes are distinct but for the replayed sequence; an
+    oracle overriding ``may_explore`` declares its kernel, and ``may_explore_row`` calls it."""
+    from nparse.systems import DECLARATIONS, Oracle
     from nparse.systems.kernels import oracles
 
     branches = {getattr(oracles, name): calls for name, calls in dispatch_branches(oracles, "oracle_row").items()}
-    explore = {getattr(oracles, name) for name in dispatch_branches(oracles, "may_explore_row")}
+    explore = {getattr(oracles, name): calls for name, calls in dispatch_branches(oracles, "may_explore_row").items()}
     seen: dict[int, str] = {}
-    for system, names in ORACLES.items():
-        for name in names:
-            o = make_oracle(make_system(system), name)
-            assert o.row_code in branches, f"{system} {name}: code {o.row_code} has no branch in oracle_row"
-            if o.row_code != oracles.REPLAY:
-                assert o.row_code not in seen, f"{system} {name} shares code {o.row_code} with {seen.get(o.row_code)}"
-                seen[o.row_code] = f"{system} {name}"
-            if type(o).may_explore is not Oracle.may_explore:
-                assert o.row_code in explore, (
-                    f"{system} {name} overrides may_explore: add its branch to may_explore_row"
+    for d in DECLARATIONS:
+        for o in d.oracles:
+            code = o.cls.row_code
+            assert code in branches, f"{d.name} {o.name}: code {code} has no branch in oracle_row"
+            assert calls_object(oracles, branches[code], o.kernel), (
+                f"{d.name} {o.name}: oracle_row does not call {called(o.kernel)}"
+            )
+            if code != oracles.REPLAY:
+                assert code not in seen, f"{d.name} {o.name} shares code {code} with {seen.get(code)}"
+                seen[code] = f"{d.name} {o.name}"
+            overrides = o.cls.may_explore is not Oracle.may_explore
+            assert overrides == (o.may_explore is not None), f"{d.name} {o.name}: declare its may_explore kernel"
+            if overrides:
+                assert called(o.may_explore) in explore.get(code, set()), (
+                    f"{d.name} {o.name}: no may_explore_row branch"
                 )
-    assert set(branches) == set(seen) | {oracles.REPLAY}, "a branch of oracle_row serves no registered oracle"
+    assert set(branches) == set(seen) | {oracles.REPLAY}, "a branch of oracle_row serves no declared oracle"
 
 
 def test_a_kernel_module_without_a_function_is_named():

@@ -12,36 +12,57 @@ from .archybrid_swap import ArcHybridSwap, ArcHybridSwapDynamic, ArcHybridSwapSt
 from .arcstandard import ArcStandard, ArcStandardDynamic, ArcStandardStatic
 from .covington import Covington, CovingtonDynamic, CovingtonStatic
 from .base import NONE, Config, CostOracle, Gold, Oracle, StaticOracle, TransitionSystem
+from .declaration import OracleDeclaration, SystemDeclaration
+from . import kernels
+from .kernels import dispatch, oracles  # noqa: F401  (they import every kernel module)
 from .swapstandard import SwapEager, SwapLazy, SwapMinimal, SwapNDAll, SwapNDSW, SwapStandard
 from .twoplanar import TwoPlanar, TwoPlanarDynamic, TwoPlanarStatic
 
-SYSTEMS: dict[str, type[TransitionSystem]] = {
-    "archybrid": ArcHybrid,
-    "arceager": ArcEager,
-    "arcstandard": ArcStandard,
-    "swapstandard": SwapStandard,
-    "twoplanar": TwoPlanar,
-    "archybrid_swap": ArcHybridSwap,
-    "covington": Covington,
-    "arceager_swap": ArcEagerSwap,
-}
+Od = OracleDeclaration
+# The package's systems, one declaration each (name, Python class, kernel module, oracles with
+# their compiled twins): the registries below follow from them, and tests/test_registry.py checks
+# the hand-written dispatch tables (kernels/dispatch.py, kernels/oracles.py) against them.
+DECLARATIONS: tuple[SystemDeclaration, ...] = (
+    SystemDeclaration("archybrid", ArcHybrid, kernels.archybrid, (
+        Od("static", ArcHybridStatic, kernels.archybrid_oracle.static),
+        Od("dynamic", ArcHybridDynamic, kernels.archybrid_oracle.dynamic),
+    )),
+    SystemDeclaration("arceager", ArcEager, kernels.arceager, (
+        Od("static", ArcEagerStatic, kernels.arceager_oracle.static),
+        Od("dynamic", ArcEagerDynamic, kernels.arceager_oracle.dynamic),
+    )),
+    SystemDeclaration("arcstandard", ArcStandard, kernels.arcstandard, (
+        Od("static", ArcStandardStatic, kernels.arcstandard_oracle.static),
+        Od("dynamic", ArcStandardDynamic, kernels.arcstandard_oracle.dynamic),
+    )),
+    SystemDeclaration("swapstandard", SwapStandard, kernels.swapstandard, (
+        Od("eager", SwapEager, kernels.swapstandard_oracle.eager),
+        Od("lazy", SwapLazy, kernels.swapstandard_oracle.lazy),
+        Od("minimal", SwapMinimal, kernels.gold.replay),
+        Od("ndsw", SwapNDSW, kernels.swapstandard_oracle.ndsw),
+        Od("ndall", SwapNDAll, kernels.swapstandard_oracle.ndall),
+    )),
+    SystemDeclaration("twoplanar", TwoPlanar, kernels.twoplanar, (
+        Od("static", TwoPlanarStatic, kernels.gold.replay),
+        Od("dynamic", TwoPlanarDynamic, kernels.twoplanar_oracle.dynamic),
+    )),
+    SystemDeclaration("archybrid_swap", ArcHybridSwap, kernels.archybrid_swap, (
+        Od("static", ArcHybridSwapStatic, kernels.archybrid_swap_oracle.static),
+        Od("static_dynamic", ArcHybridSwapDynamic, kernels.archybrid_swap_oracle.static_dynamic,
+          kernels.archybrid_swap_oracle.may_explore),
+    )),
+    SystemDeclaration("covington", Covington, kernels.covington, (
+        Od("static", CovingtonStatic, kernels.covington_oracle.static),
+        Od("dynamic", CovingtonDynamic, kernels.covington_oracle.dynamic),
+    )),
+    SystemDeclaration("arceager_swap", ArcEagerSwap, kernels.arceager_swap, (
+        Od("eager", ArcEagerSwapEager, kernels.arceager_swap_oracle.eager),
+        Od("lazy", ArcEagerSwapLazy, kernels.arceager_swap_oracle.lazy),
+    )),
+)  # fmt: skip
 
-ORACLES: dict[str, dict[str, type[Oracle]]] = {
-    "archybrid": {"static": ArcHybridStatic, "dynamic": ArcHybridDynamic},
-    "arceager": {"static": ArcEagerStatic, "dynamic": ArcEagerDynamic},
-    "arcstandard": {"static": ArcStandardStatic, "dynamic": ArcStandardDynamic},
-    "swapstandard": {
-        "eager": SwapEager,
-        "lazy": SwapLazy,
-        "minimal": SwapMinimal,
-        "ndsw": SwapNDSW,
-        "ndall": SwapNDAll,
-    },
-    "twoplanar": {"static": TwoPlanarStatic, "dynamic": TwoPlanarDynamic},
-    "archybrid_swap": {"static": ArcHybridSwapStatic, "static_dynamic": ArcHybridSwapDynamic},
-    "covington": {"static": CovingtonStatic, "dynamic": CovingtonDynamic},
-    "arceager_swap": {"eager": ArcEagerSwapEager, "lazy": ArcEagerSwapLazy},
-}
+SYSTEMS: dict[str, type[TransitionSystem]] = {d.name: d.cls for d in DECLARATIONS}
+ORACLES: dict[str, dict[str, type[Oracle]]] = {d.name: {o.name: o.cls for o in d.oracles} for d in DECLARATIONS}
 
 
 def make_system(name: str, **options: Any) -> TransitionSystem:
@@ -68,6 +89,7 @@ def make_oracle(system: TransitionSystem, name: str, **options: Any) -> Oracle:
 
 
 __all__ = [
+    "DECLARATIONS",
     "NONE",
     "ORACLES",
     "SYSTEMS",

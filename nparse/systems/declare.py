@@ -15,42 +15,18 @@ costs its process one compilation of the drivers (tens of seconds), nothing on d
 from __future__ import annotations
 
 import sys
-from dataclasses import dataclass, field
-from types import ModuleType
 from typing import Any
 
 from numba import njit
 from numba.core.registry import CPUDispatcher
 
 from . import ORACLES, SYSTEMS
-from .base import Oracle, TransitionSystem
+from .declaration import OracleDeclaration, SystemDeclaration
 from .kernels import dispatch, oracles
 from .kernels.dispatch import KERNELS, checked
 
 DISPATCHERS = ("initial_one", "terminal_row", "legal_row", "positions_row", "apply_one")
 ORACLE_DISPATCHERS = ("oracle_row", "may_explore_row")
-
-
-@dataclass(frozen=True)
-class OracleDeclaration:
-    """An oracle: its name, its Python class (the reference) and its compiled twin
-    ``kernel(row, off, root_end, opt, gold, seq, legal, cost, out)``; ``may_explore(row, off,
-    gold, action)`` where the class overrides ``Oracle.may_explore``."""
-
-    name: str
-    cls: type[Oracle]
-    kernel: Any
-    may_explore: Any = None
-
-
-@dataclass(frozen=True)
-class SystemDeclaration:
-    """A transition system: its name, its Python class, its kernel module and its oracles."""
-
-    name: str
-    cls: type[TransitionSystem]
-    kernel: ModuleType
-    oracles: tuple[OracleDeclaration, ...] = field(default_factory=tuple)
 
 
 DECLARED: list[SystemDeclaration] = []  # the systems declared in this process, in order
@@ -169,3 +145,6 @@ def rebind(new: dict[str, Any]) -> None:
         for k, v in list(vars(m).items()):
             if id(v) in replaced:
                 setattr(m, k, replaced[id(v)])
+
+
+__all__ = ["OracleDeclaration", "SystemDeclaration", "declare"]
