@@ -223,6 +223,16 @@ class TransitionSystem(ABC, Generic[C]):
         """The arc (head, dependent) that action ``a`` adds in ``c``, if any."""
         return None
 
+    def read_row(self, c: C, row: list[int], off: list[int]) -> None:
+        """Set what the system keeps in its own row blocks on ``c``, made from a row by
+        ``Layout.to_config`` (the stacks, buffer and tree are set already; ``off``: the
+        layout's offsets, ``kernels/rows.py``). Systems without blocks of their own keep this."""
+
+    def write_row(self, c: C, row: np.ndarray, off: list[int]) -> None:
+        """Write what the system keeps in its own row blocks into ``row``, made from ``c`` by
+        ``Layout.from_config`` (``c.stack`` in ``L_STACK``, ``c.stack2`` in ``L_STACK2``
+        already)."""
+
     def output(self, c: C) -> list[int]:
         """Heads of the finished parse as a single-rooted tree (see ``single_rooted``)."""
         return single_rooted(c.heads)

@@ -45,6 +45,7 @@ from .kernels import twoplanar_oracle as oracle_kernels
 from .kernels import twoplanar_search as search_kernels
 from .adapters.arrays import Layout
 from .kernels import twoplanar as kernel
+from .kernels.rows import L_ACTIVE, L_NS, L_NS2, L_PLANE, L_STACK, L_STACK2, L_SWITCHED
 from .kernels import oracles as row_kernels
 from .base import NONE, Config, CostOracle, Gold, StaticOracle, TransitionSystem, front_arc
 from .verify.search import ExactLoss
@@ -82,6 +83,24 @@ class TwoPlanar(TransitionSystem[TwoPlanarConfig]):
     roots = ("start",)
 
     modifier_slots = ("lmod(s0)", "rmod(s0)", "lmod(s1)", "rmod(s1)", "lmod(b0)")
+
+    def read_row(self, c: TwoPlanarConfig, row: list[int], off: list[int]) -> None:
+        """A row keeps plane 0's stack in ``L_STACK`` and plane 1's in ``L_STACK2``; ``c.stack``
+        is the active plane's."""
+        c.active, c.switched = row[off[L_ACTIVE]], bool(row[off[L_SWITCHED]])
+        if c.active:
+            c.stack, c.stack2 = c.stack2, c.stack
+        c.plane = row[off[L_PLANE] : off[L_PLANE] + c.n + 1]
+
+    def write_row(self, c: TwoPlanarConfig, row: np.ndarray, off: list[int]) -> None:
+        if c.active:  # the stacks by plane: plane 0's (c.stack2 now) first
+            width = off[L_STACK2] - off[L_STACK]
+            row[off[L_STACK] : off[L_STACK] + 2 * width] = 0
+            row[off[L_STACK] : off[L_STACK] + len(c.stack2)] = c.stack2
+            row[off[L_STACK2] : off[L_STACK2] + len(c.stack)] = c.stack
+            row[off[L_NS]], row[off[L_NS2]] = len(c.stack2), len(c.stack)
+        row[off[L_ACTIVE]], row[off[L_SWITCHED]] = c.active, c.switched
+        row[off[L_PLANE] : off[L_PLANE] + c.n + 1] = c.plane
 
     def parts(self, c: TwoPlanarConfig) -> list[tuple[str, list[int]]]:
         planes = (c.stack, c.stack2) if c.active == 0 else (c.stack2, c.stack)

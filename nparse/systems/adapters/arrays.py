@@ -54,7 +54,6 @@ class Layout:
         offsets.append(col + 7)  # row width
         self.offsets = np.array(offsets, dtype=np.int64)
         self._columns = offsets  # the same as Python ints, for per-row Python code
-        self.planes = "plane" in blocks
         sources = system._modifier_sources if system.modifiers else []
         self.n_base = len(system.base_slots)
         self.mod_left = np.array([left for left, _ in sources], dtype=np.bool_)
@@ -134,17 +133,10 @@ class Layout:
         c.n, c.steps = n, row[off[L_STEPS]]
         c.heads, c.lmod, c.rmod = row[heads : heads + n + 1], row[lmod : lmod + n + 1], row[rmod : rmod + n + 1]
         c.buffer = row[buf : buf + row[off[L_NB]]]
-        stack = row[off[L_STACK] : off[L_STACK] + row[off[L_NS]]]
-        other = row[off[L_STACK2] : off[L_STACK2] + row[off[L_NS2]]]
-        if "plane" in self.system.row_blocks:  # 2-Planar: the active plane's stack is c.stack
-            active = row[off[L_ACTIVE]]
-            c.stack, c.stack2 = (stack, other) if active == 0 else (other, stack)
-            c.active, c.switched = active, bool(row[off[L_SWITCHED]])
-            c.plane = row[off[L_PLANE] : off[L_PLANE] + n + 1]
-        else:
-            c.stack = stack
-            if "stack2" in self.system.row_blocks:
-                c.stack2 = other
+        c.stack = row[off[L_STACK] : off[L_STACK] + row[off[L_NS]]]
+        if "stack2" in self.system.row_blocks:
+            c.stack2 = row[off[L_STACK2] : off[L_STACK2] + row[off[L_NS2]]]
+        self.system.read_row(c, row, self._columns)  # what the system keeps in its own blocks
         return c
 
     def from_config(self, c: Config) -> np.ndarray:
@@ -156,12 +148,6 @@ class Layout:
             raise ValueError(f"a configuration of {n} words does not fit rows of width {self.width}")
         o = self._columns
         row = np.zeros(o[L_WIDTH], dtype=np.int32)
-        if self.planes:  # 2-Planar: L_STACK holds plane 0's stack, c.stack the active one
-            active = c.active  # type: ignore[attr-defined]
-            if active:
-                stack, other = other, stack
-            row[o[L_ACTIVE]], row[o[L_SWITCHED]] = active, c.switched  # type: ignore[attr-defined]
-            row[o[L_PLANE] : o[L_PLANE] + n + 1] = c.plane  # type: ignore[attr-defined]
         row[o[L_HEADS] : o[L_HEADS] + n + 1] = heads
         row[o[L_LMOD] : o[L_LMOD] + n + 1] = c.lmod
         row[o[L_RMOD] : o[L_RMOD] + n + 1] = c.rmod
@@ -172,6 +158,7 @@ class Layout:
         row[o[L_NS]], row[o[L_NS2]], row[o[L_NB]], row[o[L_STEPS]], row[o[L_N]] = (
             len(stack), len(other), len(buf), c.steps, n
         )  # fmt: skip
+        self.system.write_row(c, row, o)  # what the system keeps in its own blocks
         return row
 
 
