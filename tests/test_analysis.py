@@ -3,13 +3,15 @@ predicted from the shared BiLSTM, learned from the training file, checked and wr
 
 from __future__ import annotations
 
+import io
+
 import pytest
 import torch
 from torch.nn import functional as F
 
 from nparse import parse as parse_cli
 from nparse.evaluate import main as eval_main
-from nparse.io.conllu import CoNLLUError, build_sentence, read_conllu
+from nparse.io.conllu import CoNLLUError, build_sentence, read_conllu, read_text
 from nparse.io.data import Vocabs, collate, encode, lemma_rules
 from nparse.io.lemma_rules import apply_rule, rule_for
 from nparse.models.parser import ParserModel
@@ -250,3 +252,37 @@ def test_factored_feats_learn_and_compose_feature_by_feature():
                 part = row[offsets[k] : offsets[k + 1]]
                 expected = expected - torch.log_softmax(part, -1)[value]
     assert torch.allclose(feature_loss(model, vectors, batch), expected, atol=1e-3)
+
+
+def test_the_training_lexicon_gives_seen_words_their_lemma():
+    """Vocabs.lexicon: every (form, UPOS) of the training file -> the rule of its most frequent
+    lemma, kept through a checkpoint; decoding takes it over the classifier's rule for seen words
+    (predicted UPOS where the model tags) and leaves unseen ones; without a lexicon (an older
+    checkpoint) nothing changes."""
+    from nparse.decoding.decode import Parse, lemma_of, lexicon_lemmas
+
+    sents = read_conllu(EWT_DEV)[:300]
+    vocabs = Vocabs.build(sents, morphology=True)
+    assert Vocabs.from_state(vocabs.state_dict()).lexicon == vocabs.lexicon
+    seen = sents[0]
+    for i in range(1, len(seen.forms)):
+        assert lemma_of(seen.forms[i], vocabs.lexicon[f"{seen.forms[i]}\t{seen.upos[i]}"]) in {
+            s.lemmas[j]
+            for s in sents
+            for j in range(1, len(s.forms))
+            if (s.forms[j], s.upos[j]) == (seen.forms[i], seen.upos[i])
+        }
+    unseen = read_text(io.StringIO("Zqxv ran\n"))[0]
+    examples = [encode(seen, vocabs), encode(unseen, vocabs)]
+    wrong = ["<root>"] + ["d1"] * (len(seen.forms) - 1)  # "drop one character": a wrong rule for most words
+    parses = [
+        [Parse([], [], 0.0, None, ([], [], list(wrong)))],
+        [Parse([], [], 0.0, ["<root>", "PROPN", "VERB"], ([], [], ["<root>", "d1", "d1"]))],
+    ]
+    lexicon_lemmas({}, examples, parses)
+    assert parses[0][0].analysis[2] == wrong  # no lexicon: the rules as predicted
+    lexicon_lemmas(vocabs.lexicon, examples, parses)
+    got = [lemma_of(f, r) for f, r in zip(seen.forms[1:], parses[0][0].analysis[2][1:])]
+    assert got == [lemma_of(f, vocabs.lexicon[f"{f}\t{u}"]) for f, u in zip(seen.forms[1:], seen.upos[1:])]
+    assert parses[1][0].analysis[2][1] == "d1"  # an unseen form keeps the classifier's rule
+    assert ("ran\tVERB" in vocabs.lexicon) == (parses[1][0].analysis[2][2] != "d1")

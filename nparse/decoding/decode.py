@@ -18,7 +18,7 @@ import torch
 from tqdm import tqdm
 
 from ..io.conllu import Sentence, with_comments
-from ..io.data import ANALYSIS, Batch, bucket_batches, collate, encode
+from ..io.data import ANALYSIS, Batch, Example, bucket_batches, collate, encode
 from ..io.feats import FeatureTables
 from ..io.lemma_rules import apply_rule
 from ..runtime import collector_paused
@@ -113,7 +113,9 @@ def decode_sentences(
         bar = tqdm(total=len(examples), unit="sent", disable=not progress, leave=False)
         model.eval()
         for batch in batches:
-            for e, res in zip(batch, decode_batch(model, collate(batch), settings)):
+            parses = decode_batch(model, collate(batch), settings)
+            lexicon_lemmas(model.vocabs.lexicon, batch, parses)
+            for e, res in zip(batch, parses):
                 results[index[id(e)]] = res
             bar.update(len(batch))
         bar.close()
@@ -254,6 +256,24 @@ def parsed_sentence(sent: Sentence, parse: Parse) -> Sentence:
         out.lemmas = [sent.forms[0], *map(lemma_of, sent.forms[1:], rules[1:])]
         out.analysed = True
     return out
+
+
+def lexicon_lemmas(lexicon: dict[str, str], examples: Sequence[Example], parses: list[list[Parse]]) -> None:
+    """Every word whose form and UPOS (predicted, or the input's) the training file has gets the
+    rule of its most frequent lemma there (``Vocabs.lexicon``) instead of the classifier's; a
+    model without a lexicon (trained before it) keeps its rules."""
+    if not lexicon:
+        return
+    for example, sentence_parses in zip(examples, parses):
+        analysis = sentence_parses[0].analysis if sentence_parses else None
+        if analysis is None:
+            continue
+        rules, forms = analysis[2], example.sent.forms
+        upos = sentence_parses[0].tags or example.sent.upos
+        for i in range(1, len(forms)):
+            rule = lexicon.get(f"{forms[i]}\t{upos[i]}")
+            if rule is not None:
+                rules[i] = rule  # the n-best parses of a sentence share its analysis
 
 
 def lemma_of(form: str, rule: str) -> str:
