@@ -69,7 +69,7 @@ def generated_dispatch(declared: list[SystemDeclaration]) -> dict[str, Any]:
     names.update({f"builtin_{n}": f for n, f in BUILTIN.items()})  # the package's own, cached
     lines: dict[str, list[str]] = {n: [] for n in DISPATCHERS + ORACLE_DISPATCHERS}
     for i, d in enumerate(declared):
-        for f in ("initial", "terminal", "legal", "positions", "apply"):
+        for f in dispatch.FUNCTIONS:
             names[f"s{i}_{f}"] = getattr(d.kernel, f)
         c = d.kernel.CODE
         lines["initial_one"].append(f"    if code == {c}:\n        s{i}_initial(row, off, root_end, n)\n        return")
