@@ -56,8 +56,9 @@ class Vocabs:
         if morphology:
             vocabs.feats = Vocab.build(checked_feats(sentences))
             vocabs.features = FeatureTables.build(vocabs.feats.itos[3:])
-            vocabs.lemmas = Vocab.build(r for s in sentences for r in lemma_rules(s, lemma_max_added)[1:] if r != "_")
-            vocabs.lexicon = lemma_lexicon(sentences, lemma_max_added)
+            rules = [lemma_rules(s, lemma_max_added) for s in sentences]  # each checked once
+            vocabs.lemmas = Vocab.build(r for sent_rules in rules for r in sent_rules[1:] if r != "_")
+            vocabs.lexicon = lemma_lexicon(sentences, lemma_max_added, rules)
         return vocabs
 
     @property
@@ -92,13 +93,18 @@ def checked_feats(sentences: Sequence[Sentence]) -> list[str]:
     return out
 
 
-def lemma_lexicon(sentences: Sequence[Sentence], max_added: int = 64) -> dict[str, str]:
+def lemma_lexicon(
+    sentences: Sequence[Sentence], max_added: int = 64, rules: Sequence[list[str]] | None = None
+) -> dict[str, str]:
     """``"FORM\tUPOS"`` -> the rule of the most frequent lemma of that form with that UPOS in the
-    training sentences (the first seen of equally frequent ones). On el_gdt test, taking it over
-    the classifier for words seen so raised Lemmas from 92.31 to 94.03 (seed 1; docs/experiments/ud-analysis.md)."""
+    training sentences (the first seen of equally frequent ones); ``rules``: the sentences'
+    ``lemma_rules`` where the caller has them. On el_gdt test, taking it over the classifier for
+    words seen so raised Lemmas from 92.31 to 94.03 (seed 1; docs/experiments/ud-analysis.md)."""
+    if rules is None:
+        rules = [lemma_rules(s, max_added) for s in sentences]
     counts: dict[str, Counter] = {}
-    for s in sentences:
-        for form, upos, rule in zip(s.forms[1:], s.upos[1:], lemma_rules(s, max_added)[1:]):
+    for s, sent_rules in zip(sentences, rules):
+        for form, upos, rule in zip(s.forms[1:], s.upos[1:], sent_rules[1:]):
             if rule != "_":
                 counts.setdefault(f"{form}\t{upos}", Counter())[rule] += 1
     return {key: rules.most_common(1)[0][0] for key, rules in counts.items()}

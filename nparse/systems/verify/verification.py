@@ -58,34 +58,23 @@ class Verification:
         return self.covers is None or self.covers(heads)
 
 
+def exact_on_nonprojective(system: str, system_options: dict | None = None, suffix: str = "") -> Verification:
+    """A dynamic oracle's ``exact_nonprojective`` variant: exact costs on non-projective gold trees."""
+    return Verification(
+        system, "dynamic", plain_search, covers=lambda heads: not is_projective(heads),
+        options={"exact_nonprojective": True}, exact_costs=True, system_options=system_options or {},
+        variant="exact_nonprojective" + suffix,
+    )  # fmt: skip
+
+
 VERIFICATIONS: list[Verification] = [
     Verification("archybrid", "static", covers=is_projective),
     Verification("archybrid", "dynamic", plain_search, covers=is_projective),
     # The exact costs on non-projective gold trees, both root placements.
-    *(
-        Verification(
-            "archybrid",
-            "dynamic",
-            plain_search,
-            covers=lambda heads: not is_projective(heads),
-            options={"exact_nonprojective": True},
-            exact_costs=True,
-            system_options={"root": root},
-            variant=f"exact_nonprojective root={root}",
-        )
-        for root in ("end", "start")
-    ),  # fmt: skip
+    *(exact_on_nonprojective("archybrid", {"root": root}, f" root={root}") for root in ("end", "start")),
     Verification("arceager", "static", covers=is_projective),
     Verification("arceager", "dynamic", plain_search, covers=is_projective, exact_costs=True),
-    Verification(
-        "arceager",
-        "dynamic",
-        plain_search,
-        covers=lambda heads: not is_projective(heads),
-        options={"exact_nonprojective": True},
-        exact_costs=True,
-        variant="exact_nonprojective",
-    ),  # fmt: skip
+    exact_on_nonprojective("arceager"),
     Verification("arcstandard", "static", covers=is_projective),
     Verification("arcstandard", "dynamic", plain_search, exact_costs=True),
     Verification("swapstandard", "eager"),
