@@ -14,6 +14,7 @@ import os
 import shutil
 import sys
 from pathlib import Path
+from typing import NoReturn
 
 import hydra
 from omegaconf import DictConfig
@@ -111,7 +112,28 @@ def cli() -> None:
     if problem:
         print(f"error: {problem}", file=sys.stderr)
         sys.exit(1)
-    main()
+    if not ranks_from_env().active:
+        main()
+        return
+    try:
+        main()
+    except SystemExit as stop:  # an error or a preemption, already reported
+        leave(stop.code if isinstance(stop.code, int) else int(stop.code is not None))
+    leave(0)
+
+
+def leave(code: int) -> NoReturn:
+    """End a rank of a distributed run once it has written everything and left its process group,
+    without the interpreter's finalization: there, gloo's threads twice aborted a rank whose run
+    had finished (SIGABRT, "terminate called without an active exception", in the loaded
+    2-process CPU test under pytest -n 2; not reproduced in 17 runs, nor in 24 repetitions of its
+    two runs beside one or two busy cores;
+    PyTorch's own account of such aborts puts them in finalization). Logs and streams are flushed
+    first; checkpoints and metrics are written atomically before this point."""
+    logging.shutdown()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)
 
 
 if __name__ == "__main__":

@@ -127,8 +127,9 @@ def test_torchrun_writes_one_run_directory(tmp_path):
     cmd = [sys.executable, "-m", "torch.distributed.run", "--nproc_per_node=2", f"--master_port={free_port()}",
            "-m", "nparse.train", "+exp=archybrid_dynamic", f"exp_name={exp}", "data.max_train_sentences=48",
            f"data.dev={dev}", "data.test=null", "trainer.epochs=2", "trainer.threads=1"]  # fmt: skip
+    env = {**os.environ, "PYTHONFAULTHANDLER": "1"}  # an abort prints each rank's Python stack
     try:
-        proc = subprocess.run(cmd, cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=300)
+        proc = subprocess.run(cmd, cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=300, env=env)
         assert proc.returncode == 0, (
             proc.stderr[:4000] + "\n[...]\n" + proc.stderr[-3000:]
         )  # the ranks' own lines first
@@ -142,7 +143,7 @@ def test_torchrun_writes_one_run_directory(tmp_path):
         assert log.count("epoch 2:") == 1
         # Resumed for a third epoch: the run's train.log still gets rank 0's lines only.
         proc = subprocess.run([*cmd[:-2], "trainer.epochs=3", "trainer.threads=1", "trainer.resume=auto", f"hydra.run.dir={made[0]}"],
-                              cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=300)  # fmt: skip
+                              cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=300, env=env)  # fmt: skip
         assert proc.returncode == 0, proc.stderr[:4000] + "\n[...]\n" + proc.stderr[-3000:]
         log = (made[0] / "train.log").read_text()
         assert log.count("epoch 3:") == 1 and "rank 1 of 2" not in log, log
