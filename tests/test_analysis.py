@@ -188,6 +188,39 @@ def test_taggers_read_the_lower_layer_with_tag_layer():
     assert top.encoder.upper is None  # the top layer, as with 0 (so model=fast with its one layer takes tag_layer=1)
 
 
+def test_tag_feed_gives_the_upper_layers_the_predicted_tags():
+    """model.tag_feed: the layers above the taggers read their predicted distributions (UPOS,
+    XPOS, FEATS), so changing the FEATS tagger moves the parser's table, and the parser's loss
+    reaches the taggers; training's padded BiLSTM and parsing's packed one agree; settings
+    without layers above the taggers, or without taggers, are refused by name."""
+    sents = read_conllu(EWT_DEV)[:8]
+    vocabs = Vocabs.build(sents, morphology=True)
+    torch.manual_seed(0)
+    options = {**OPTIONS, "lstm_layers": 2, "tag_layer": 1, "tag_feed": 6}
+    model = ParserModel(vocabs, make_system("archybrid"), model_config(**options)).eval()
+    assert model.feed_tables is not None and list(model.feed_tables) == ["upos", "xpos", "feats"]
+    assert model.encoder.upper is not None and model.encoder.upper.input_size == 2 * 16 + 3 * 6
+    batch = collate([encode(s, vocabs) for s in sents])
+    with torch.no_grad():
+        _, table = model.encode(batch)
+        model.analyser["feats"].out.bias.add_(torch.randn_like(model.analyser["feats"].out.bias) * 5)
+        _, moved = model.encode(batch)
+    assert not torch.allclose(table, moved)
+    vectors = model.encoder(batch, feed=model.feed)  # gradients on, on CPU: training's padded BiLSTM
+    with torch.no_grad():
+        packed, _ = model.encode(batch)  # parsing's packed BiLSTM
+    real = batch.real_mask()
+    assert torch.allclose(vectors[real], packed[real], atol=1e-5)
+    model.parser_part(vectors).sum().backward()
+    assert model.tagger.hidden.weight.grad is not None and model.tagger.hidden.weight.grad.abs().sum() > 0
+    plain = ParserModel(vocabs, make_system("archybrid"), model_config(**{**options, "tag_feed": 0}))
+    assert plain.feed_tables is None and plain.encoder.upper.input_size == 2 * 16
+    with pytest.raises(ValueError, match="model.tag_feed: needs model.tag_layer"):
+        ParserModel(vocabs, make_system("archybrid"), model_config(**{**options, "tag_layer": 0}))
+    with pytest.raises(ValueError, match="model.tag_feed: needs model.tagger"):
+        ParserModel(vocabs, make_system("archybrid"), model_config(**{**options, "tagger": False, "analysis": False}))
+
+
 def test_an_ensemble_of_analysis_models_writes_the_members_mean_analysis(tmp_path):
     """Two analysis models parse as one ensemble: XPOS, FEATS and lemma rules from the members'
     mean probabilities (one member alone gives its own), and a member without the analysis is

@@ -351,6 +351,7 @@ class Encoder(nn.Module):
         dropout: float = 0.0,
         word_dropout: float = 0.25,
         tag_layer: int = 0,
+        feed_dim: int = 0,
         pretrained: torch.Tensor | None = None,
     ):
         super().__init__()
@@ -385,10 +386,13 @@ class Encoder(nn.Module):
             bidirectional=True,
             dropout=lstm_dropout if lower > 1 else 0.0,
         )
-        # With model.tag_layer, the layers above the one the taggers read are a second LSTM.
+        # With model.tag_layer, the layers above the one the taggers read are a second LSTM; with
+        # model.tag_feed it also reads ``feed_dim`` columns of predicted-tag vectors (``stacked``).
         upper = lstm_layers - lower
+        if feed_dim and not upper:
+            raise ValueError("model.tag_feed: needs model.tag_layer below model.lstm_layers (layers above the taggers)")
         self.upper = nn.LSTM(
-            2 * lstm_dim, lstm_dim, num_layers=upper, batch_first=True, bidirectional=True,
+            2 * lstm_dim + feed_dim, lstm_dim, num_layers=upper, batch_first=True, bidirectional=True,
             dropout=lstm_dropout if upper > 1 else 0.0,
         ) if upper else None  # fmt: skip
         self.lstm_dropout = lstm_dropout
@@ -451,8 +455,9 @@ class Encoder(nn.Module):
         index = padded_flat(positions, lengths, batch.width).to(device)
         return vectors[index]
 
-    def forward(self, batch: Batch, compact: bool = False) -> torch.Tensor:
-        """[B, T, out_dim] vectors; position 0 of each row is the root token. ``compact``
+    def forward(self, batch: Batch, compact: bool = False, feed: Callable | None = None) -> torch.Tensor:
+        """[B, T, out_dim] vectors; position 0 of each row is the root token. ``feed`` maps the
+        lower layer's vectors to the predicted-tag vectors the upper layers also read. ``compact``
         (parsing): [N, out_dim], the rows of the real positions only, sentence after sentence
         (``Batch.row_starts``). The numbers are the same; no tensor is padded, and padding was
         most of the memory of a batch of long sentences (EWT train's longest 512: 81,920
@@ -480,30 +485,31 @@ class Encoder(nn.Module):
         lengths = batch.lengths
         if compact and bf16_cpu_inference(x) and not self.training:
             index, real = padded_index(lengths)
-            out = self.stacked(lambda lstm, y: bucketed_bilstm(lstm, y, lengths),
+            out = self.stacked(feed, lambda lstm, y: bucketed_bilstm(lstm, y, lengths),
                                torch.cat([x, x.new_zeros((1, x.shape[1]))])[index.to(x.device)])  # fmt: skip
             return out[real.to(x.device)]
         if compact:
             packed, rows = packed_rows(x, lengths)
-            out = self.stacked(lambda lstm, y: run_lstm(lstm, y)[0], packed)
+            out = self.stacked(feed, lambda lstm, y: run_lstm(lstm, y)[0], packed)
             order = torch.from_numpy(np.argsort(rows)).to(packed.data.device)
             return dropout(out.data[order], self.dropout.p, self.training)
         if torch.is_grad_enabled() and x.device.type == "cpu":  # CPU training: ``padded_bilstm``
             return dropout(
-                self.stacked(lambda lstm, y: padded_bilstm(lstm, y, lengths), x), self.dropout.p, self.training
+                self.stacked(feed, lambda lstm, y: padded_bilstm(lstm, y, lengths), x), self.dropout.p, self.training
             )
         if bf16_cpu_inference(x) and not self.training:  # as the compact rows, padding zero
             real = (torch.arange(x.shape[1])[None, :] < lengths[:, None]).to(x.device)
-            return self.stacked(lambda lstm, y: bucketed_bilstm(lstm, y, lengths), x) * real[:, :, None]
+            return self.stacked(feed, lambda lstm, y: bucketed_bilstm(lstm, y, lengths), x) * real[:, :, None]
         packed = pack_padded_sequence(x, lengths, batch_first=True, enforce_sorted=False)
         # without gradients: as parsing computes it (bf16 copies)
-        out = self.stacked(lambda lstm, y: run_lstm(lstm, y)[0], packed)
+        out = self.stacked(feed, lambda lstm, y: run_lstm(lstm, y)[0], packed)
         out, _ = pad_packed_sequence(out, batch_first=True, total_length=batch.width)
         return dropout(out, self.dropout.p, self.training)
 
-    def stacked(self, run: Callable, x):
+    def stacked(self, feed: Callable | None, run: Callable, x):
         """``run(lstm, x)`` through the BiLSTM; with ``model.tag_layer``, through the lower and
-        the upper LSTM (dropout between, as between layers), returning the top layer's vectors
+        the upper LSTM (dropout between, as between layers; with ``feed``, the upper LSTM also
+        reads ``feed`` of the lower layer's vectors), returning the top layer's vectors
         with the lower layer's (what the taggers read) after them: [..., out_dim + tag_dim].
         ``x`` and the result are in ``run``'s layout: a padded tensor or a PackedSequence."""
         lower = run(self.lstm, x)
@@ -512,6 +518,8 @@ class Encoder(nn.Module):
         packed = isinstance(lower, PackedSequence)
         data = lower.data if packed else lower
         between = dropout(data, self.lstm_dropout, self.training)
+        if feed is not None:
+            between = torch.cat([between, feed(data).to(between.dtype)], -1)
         top = run(self.upper, lower._replace(data=between) if packed else between)
         if packed:
             return top._replace(data=torch.cat([top.data, data], -1))

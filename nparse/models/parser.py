@@ -25,6 +25,19 @@ from .shapes import bf16_cpu_inference, bucket, pad_rows
 
 PRECISIONS = ("fp32", "bf16", "fp16")
 
+
+def fed_heads(options: ModelConfig) -> tuple[str, ...]:
+    """The taggers whose predictions ``model.tag_feed`` gives the upper BiLSTM layers: UPOS, and
+    with ``model.analysis`` XPOS and FEATS (whole sets; not feature by feature)."""
+    if not options.tag_feed:
+        return ()
+    if not options.tagger:
+        raise ValueError("model.tag_feed: needs model.tagger=true (the tags it feeds are predicted)")
+    if not options.analysis:
+        return ("upos",)
+    return ("upos", "xpos") if options.feats_factored else ("upos", "xpos", "feats")
+
+
 # Keys of the ``model`` config group that shape the network (the rest are read elsewhere).
 ENCODER_KEYS = (
     "word_dim", "upos_dim", "xpos_dim", "feats_dim", "char_dim", "char_hidden", "char_max", "char_cache",
@@ -45,7 +58,8 @@ class ParserModel(nn.Module):
         self.system = system
         self.options = options
         sizes = {k: getattr(options, k) for k in ENCODER_KEYS}
-        self.encoder = Encoder(vocabs, **sizes, pretrained=pretrained)
+        fed = fed_heads(options)
+        self.encoder = Encoder(vocabs, **sizes, feed_dim=options.tag_feed * len(fed), pretrained=pretrained)
         dim = self.encoder.out_dim
         self.scorer = TransitionScorer(dim, system.n_slots, options.hidden, len(system.actions))
         self.labeler = LabelScorer(dim, options.label_hidden, len(vocabs.labels))
@@ -70,6 +84,11 @@ class ParserModel(nn.Module):
             {name: Tagger(tag_dim, options.tagger_hidden, len(getattr(vocabs, name)
                           if name != "feats" or not options.feats_factored else vocabs.features)) for name in ANALYSIS}
         ) if options.analysis else None  # fmt: skip
+        # model.tag_feed: an embedding of each fed head's predicted distribution (its expected tag
+        # vector), read by the BiLSTM layers above the taggers' (``feed``)
+        self.feed_tables = nn.ModuleDict(
+            {name: nn.Linear(self.head(name).out.out_features, options.tag_feed, bias=False) for name in fed}
+        ) if fed else None  # fmt: skip
         completion = options.completion
         self.factor_mask = factor_mask(completion.factors)
         self.precision = "fp32"  # of the encoder and tables (``set_precision``); not saved with the model
@@ -80,6 +99,23 @@ class ParserModel(nn.Module):
         self.completion = FactorScorer(dim, self.factor_mask, completion.hidden) if self.factor_mask else None
         # The first-order factor also learns to select heads, so that decoder=mst can use it alone.
         self.arc_loss = self.has_arc_factor and completion.arc_loss
+
+    def head(self, name: str) -> Tagger:
+        """The tagger of a column: "upos", or one of the analysis heads."""
+        head = self.tagger if name == "upos" else self.analyser[name] if self.analyser is not None else None
+        if not isinstance(head, Tagger):
+            raise ValueError(f"the model predicts no {name}")
+        return head
+
+    def feed(self, lower: torch.Tensor) -> torch.Tensor:
+        """The predicted-tag vectors of ``model.tag_feed`` from the lower layer's vectors: for
+        each fed head, its softmax times an embedding table, so that the parser's gradient also
+        reaches the taggers (as stack-propagation's) and the upper layers read the tags the model
+        predicts, at training as at parsing."""
+        assert self.feed_tables is not None
+        return torch.cat(
+            [table(torch.softmax(self.head(name)(lower), -1)) for name, table in self.feed_tables.items()], -1
+        )
 
     @property
     def members(self) -> tuple["ParserModel"]:
@@ -133,7 +169,8 @@ class ParserModel(nn.Module):
         ``compact``: both without padding, sentence b's words at rows ``batch.row_starts[b] + w``
         (``Encoder.forward``)."""
         with timed("encoder"), self.autocast():
-            vectors = self.encoder(batch.to(self.device), compact=compact)
+            feed = self.feed if self.feed_tables is not None else None
+            vectors = self.encoder(batch.to(self.device), compact=compact, feed=feed)
             lengths = None if compact else batch.lengths  # compact rows are all real
             table = self.scorer.table(self.parser_part(vectors), lengths).float() if with_table else None
         return vectors.float(), table
