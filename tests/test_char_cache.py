@@ -82,3 +82,30 @@ def test_vectors_filled_in_training_mode_match_the_ones_added_in_evaluation_mode
         enc.char_cache = None
         fresh = enc._char_vectors(batches[0], torch.device("cpu"))
     assert out.dtype == fresh.dtype
+
+
+def test_the_convolutional_character_model_reads_each_word_alone_and_learns():
+    """model.char_kind=cnn: a word's vector is the same alone as beside longer words (padding never
+    wins the max-pool), the cache serves it as the BiLSTM's, gradients reach its filters, and an
+    unknown kind is named."""
+    import pytest
+
+    sents = read_conllu(EWT_DEV)[:40]
+    vocabs = Vocabs.build(sents)
+    torch.manual_seed(0)
+    enc = Encoder(vocabs, word_dim=8, upos_dim=4, char_dim=8, char_hidden=6, char_kind="cnn", lstm_dim=8, lstm_layers=1)
+    assert enc.chars is not None and enc.chars.out_dim == 12
+    with torch.no_grad():
+        enc.eval()
+        alone = enc._char_compute(["on"], torch.device("cpu"))
+        beside = enc._char_compute(["internationalisation", "on", "a"], torch.device("cpu"))
+        torch.testing.assert_close(alone[0], beside[1], rtol=0, atol=1e-6)
+        batch = collate([encode(s, vocabs) for s in sents])
+        cached = enc._char_vectors(batch, torch.device("cpu"))  # fills the cache
+        again = enc._char_vectors(batch, torch.device("cpu"))
+        torch.testing.assert_close(cached, again, rtol=0, atol=0)
+    enc.train()
+    enc(batch).sum().backward()
+    assert all(p.grad is not None and p.grad.abs().sum() > 0 for p in enc.chars.convs.parameters())
+    with pytest.raises(ValueError, match="model.char_kind='gru': one of lstm, cnn"):
+        Encoder(vocabs, char_dim=8, char_kind="gru")

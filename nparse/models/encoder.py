@@ -240,6 +240,36 @@ class CharEncoder(nn.Module):
         return torch.cat([out.gather(1, last)[:, 0, :hidden], out[:, 0, hidden:]], dim=-1)
 
 
+class CharCNN(nn.Module):
+    """A word vector from a convolution over its characters, max-pooled over the word (Ma & Hovy
+    2016; ``model.char_kind=cnn``): ``2 * hidden`` filters of each width in ``CHAR_CNN_WIDTHS``
+    and a tanh, so the vector has ``len(CHAR_CNN_WIDTHS) * 2 * hidden`` columns. Padding never
+    reaches the maximum, so a word's vector does not depend on the batch around it."""
+
+    def __init__(self, n_chars: int, char_dim: int, hidden: int):
+        super().__init__()
+        self.embed = nn.Embedding(n_chars, char_dim, padding_idx=0)
+        self.convs = nn.ModuleList(
+            nn.Conv1d(char_dim, 2 * hidden, width, padding=width // 2) for width in CHAR_CNN_WIDTHS
+        )
+        self.out_dim = 2 * hidden * len(CHAR_CNN_WIDTHS)
+
+    def forward(self, char_ids: torch.Tensor, lengths: torch.Tensor) -> torch.Tensor:
+        x = self.embed(char_ids).transpose(1, 2)  # [N, C, T]
+        steps = torch.arange(char_ids.shape[1], device=char_ids.device)
+        pad = (steps[None, :] >= lengths.to(char_ids.device)[:, None])[:, None, :]  # [N, 1, T]
+        pooled = [conv(x)[:, :, : char_ids.shape[1]].masked_fill(pad, float("-inf")).amax(dim=2) for conv in self.convs]
+        out = torch.tanh(torch.cat(pooled, dim=-1))
+        if bf16_cpu_inference(x) and not self.training:
+            return out.to(torch.bfloat16)  # as CharEncoder: one dtype in a CharCache
+        return out
+
+
+# model.char_kind=cnn: the filter widths (characters); Ma & Hovy (2016) use one width of 3.
+CHAR_CNN_WIDTHS = (3,)
+CHAR_KINDS: dict[str, type[CharEncoder] | type[CharCNN]] = {"lstm": CharEncoder, "cnn": CharCNN}
+
+
 # CPU training runs the character BiLSTM on length groups (``CharEncoder.by_length``): 4 groups
 # were as fast as 6 (forward and backward on batches of 32 random EWT sentences, about 320
 # distinct forms), 3 slower.
@@ -343,6 +373,7 @@ class Encoder(nn.Module):
         feats_dim: int = 0,
         char_dim: int = 0,
         char_hidden: int = 50,
+        char_kind: str = "lstm",
         char_max: int = 50,
         char_cache: int = 100_000,
         lstm_dim: int = 125,
@@ -369,7 +400,11 @@ class Encoder(nn.Module):
         if feats_dim and not vocabs.morphology:
             raise ValueError("model.feats_dim: the vocabularies have no FEATS table (built without morphology)")
         self.feats = nn.Embedding(len(vocabs.feats), feats_dim, padding_idx=0) if feats_dim else None
-        self.chars = CharEncoder(len(vocabs.chars), char_dim, char_hidden) if char_dim else None
+        if char_kind not in CHAR_KINDS:
+            raise ValueError(f"model.char_kind={char_kind!r}: one of {', '.join(CHAR_KINDS)}")
+        self.chars: CharEncoder | CharCNN | None = (
+            CHAR_KINDS[char_kind](len(vocabs.chars), char_dim, char_hidden) if char_dim else None
+        )
         self.char_max = char_max
         self.char_cache = CharCache(char_cache) if self.chars is not None and char_cache > 0 else None
         in_dim = word_dim + upos_dim + xpos_dim + feats_dim + (self.chars.out_dim if self.chars else 0)
