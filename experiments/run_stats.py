@@ -6,7 +6,8 @@ An ARM is a folder of runs named ``<data>_s<seed>`` (``experiments/seed_runs.py`
 arm and treebank, each key of the epochs in ``metrics.json`` (``seconds``: training seconds per epoch;
 global runs also log ``updates_per_sentence``, ``derivation_share_updated``, ``end_reached``) is
 averaged over all epochs of all seeds; ``total s`` is the training time of one run, averaged over
-seeds. Keys a run does not log print as ``-``.
+seeds. Keys a run does not log print as ``-``. ``--epochs 12 40`` averages those epochs only (a
+learning curve's points; ``total s`` stays the whole run's).
 """
 
 from __future__ import annotations
@@ -18,14 +19,14 @@ from collections import defaultdict
 from pathlib import Path
 
 
-def arm_stats(arm: Path, keys: list[str]) -> dict[str, dict[str, float | None]]:
+def arm_stats(arm: Path, keys: list[str], only: set[int] | None = None) -> dict[str, dict[str, float | None]]:
     """{treebank: {key: mean over epochs and seeds, "total s": mean training seconds per run, "epochs": how many}}."""
     epochs: dict[str, list[dict]] = defaultdict(list)
     totals: dict[str, list[float]] = defaultdict(list)
     for metrics in sorted(arm.glob("*_s*/metrics.json")):
         treebank = metrics.parent.name.rsplit("_s", 1)[0]
         run = json.loads(metrics.read_text())["epochs"]
-        epochs[treebank].extend(run)
+        epochs[treebank].extend(e for e in run if only is None or e["epoch"] in only)
         totals[treebank].append(sum(e["seconds"] for e in run))
     out: dict[str, dict[str, float | None]] = {}
     for treebank, rows in epochs.items():
@@ -43,12 +44,13 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("arms", nargs="+", type=Path)
     ap.add_argument("--keys", nargs="+", default=["seconds", "updates_per_sentence", "derivation_share_updated"])
+    ap.add_argument("--epochs", nargs="+", type=int, help="only these epochs (numbered from 1)")
     args = ap.parse_args()
     columns = [*args.keys, "total s"]
     print("| arm | treebank | epochs x seeds | " + " | ".join(columns) + " |")
     print("|---|---|---|" + "---|" * len(columns))
     for arm in args.arms:
-        for treebank, stats in arm_stats(arm, args.keys).items():
+        for treebank, stats in arm_stats(arm, args.keys, set(args.epochs) if args.epochs else None).items():
             cells = ["-" if stats[c] is None else f"{stats[c]:.3f}" for c in columns]
             print(f"| {arm.name} | {treebank} | {stats['epochs']:.0f} | " + " | ".join(cells) + " |")
 
