@@ -258,6 +258,7 @@ class CharCNN(nn.Module):
         x = self.embed(char_ids).transpose(1, 2)  # [N, C, T]
         steps = torch.arange(char_ids.shape[1], device=char_ids.device)
         pad = (steps[None, :] >= lengths.to(char_ids.device)[:, None])[:, None, :]  # [N, 1, T]
+        # [:, :, :T]: an even width's padding gives one step more than the word has
         pooled = [conv(x)[:, :, : char_ids.shape[1]].masked_fill(pad, float("-inf")).amax(dim=2) for conv in self.convs]
         out = torch.tanh(torch.cat(pooled, dim=-1))
         if bf16_cpu_inference(x) and not self.training:
