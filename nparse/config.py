@@ -66,6 +66,7 @@ class ModelConfig:
     analysis: bool = False
     tag_layer: int = 0
     tag_feed: int = 0
+    parser_reads_tag_layer: bool = False
     feats_factored: bool = False
     feats_dim: int = 0
     lemma_max_added: int = 64
@@ -221,7 +222,7 @@ ADDED_KEYS: dict[str, dict[str, Any]] = {
     "data": {"lang": None, "max_train_sentences": None, "projective_only": False, "treebank": None, "ud_root": None},
     "model": {
         "char_kind": "lstm", "char_max": 50, "char_cache": 100_000, "tagger": False, "tagger_hidden": 100, "segmenter": False,
-        "analysis": False, "tag_layer": 0, "tag_feed": 0, "feats_factored": False, "feats_dim": 0, "lemma_max_added": 64,
+        "analysis": False, "tag_layer": 0, "tag_feed": 0, "parser_reads_tag_layer": False, "feats_factored": False, "feats_dim": 0, "lemma_max_added": 64,
         "segmenter_epochs": 20, "lowercase": True, "pretrained": None, "pretrained_max": 100_000,
         "completion": {"factors": [], "hidden": 100, "arc_loss": True},
     },

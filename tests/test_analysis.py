@@ -188,6 +188,35 @@ def test_taggers_read_the_lower_layer_with_tag_layer():
     assert top.encoder.upper is None  # the top layer, as with 0 (so model=fast with its one layer takes tag_layer=1)
 
 
+def test_parser_reads_the_tag_layer_beside_the_top_one():
+    """model.parser_reads_tag_layer: the parser's table and labels move when only the taggers'
+    lower layer changes (without the option they read the top layer, which also moves, so the
+    check is on the columns: the lower layer's vectors reach the scorer); without a layer above
+    the taggers' the option is refused by name."""
+    sents = read_conllu(EWT_DEV)[:8]
+    vocabs = Vocabs.build(sents, morphology=True)
+    torch.manual_seed(0)
+    options = {**OPTIONS, "lstm_layers": 2, "tag_layer": 1, "parser_reads_tag_layer": True}
+    model = ParserModel(vocabs, make_system("archybrid"), model_config(**options)).eval()
+    plain = ParserModel(vocabs, make_system("archybrid"), model_config(**{**options, "parser_reads_tag_layer": False}))
+    width = model.encoder.out_dim + model.encoder.tag_dim
+    assert model.scorer.first.in_features == 2 * plain.scorer.first.in_features
+    batch = collate([encode(s, vocabs) for s in sents])
+    with torch.no_grad():
+        vectors, _ = model.encode(batch)
+        assert vectors.shape[-1] == width and model.parser_part(vectors).shape[-1] == width
+        assert plain.parser_part(vectors).shape[-1] == plain.encoder.out_dim
+        lower = vectors.clone()
+        lower[..., plain.encoder.out_dim :] = 0.0  # only the taggers' layer changes
+        table = model.scorer.table(model.parser_part(vectors), batch.lengths)
+        moved = model.scorer.table(model.parser_part(lower), batch.lengths)
+        unmoved = plain.scorer.table(plain.parser_part(lower), batch.lengths)
+    assert not torch.allclose(table, moved)
+    assert torch.equal(unmoved, plain.scorer.table(plain.parser_part(vectors), batch.lengths))
+    with pytest.raises(ValueError, match="model.parser_reads_tag_layer: needs model.tag_layer"):
+        ParserModel(vocabs, make_system("archybrid"), model_config(**{**options, "tag_layer": 0}))
+
+
 def test_tag_feed_gives_the_upper_layers_the_predicted_tags():
     """model.tag_feed: the layers above the taggers read their predicted distributions (UPOS,
     XPOS, FEATS), so changing the FEATS tagger moves the parser's table, and the parser's loss

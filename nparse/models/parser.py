@@ -60,7 +60,12 @@ class ParserModel(nn.Module):
         sizes = {k: getattr(options, k) for k in ENCODER_KEYS}
         fed = fed_heads(options)
         self.encoder = Encoder(vocabs, **sizes, feed_dim=options.tag_feed * len(fed), pretrained=pretrained)
-        dim = self.encoder.out_dim
+        if options.parser_reads_tag_layer and self.encoder.upper is None:
+            raise ValueError(
+                "model.parser_reads_tag_layer: needs model.tag_layer below model.lstm_layers (a layer below the parser's)"
+            )
+        self.reads_tag_layer = options.parser_reads_tag_layer
+        dim = self.encoder.out_dim + (self.encoder.tag_dim if self.reads_tag_layer else 0)
         self.scorer = TransitionScorer(dim, system.n_slots, options.hidden, len(system.actions))
         self.labeler = LabelScorer(dim, options.label_hidden, len(vocabs.labels))
         if options.tagger and options.upos_dim:
@@ -177,8 +182,11 @@ class ParserModel(nn.Module):
 
     def parser_part(self, vectors: torch.Tensor) -> torch.Tensor:
         """The columns of the encoder's vectors that the parser reads: the top layer's (with
-        ``model.tag_layer`` the taggers' lower layer follows them, ``Encoder.stacked``)."""
-        return vectors if self.encoder.upper is None else vectors[..., : self.encoder.out_dim]
+        ``model.tag_layer`` the taggers' lower layer follows them, ``Encoder.stacked``; with
+        ``model.parser_reads_tag_layer`` the parser reads both)."""
+        if self.encoder.upper is None or self.reads_tag_layer:
+            return vectors
+        return vectors[..., : self.encoder.out_dim]
 
     def label_scores(
         self, vectors: torch.Tensor, heads: Sequence[int] | np.ndarray, deps: Sequence[int] | np.ndarray
