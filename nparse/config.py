@@ -100,6 +100,8 @@ class TrainerConfig:
     patience: int = MISSING
     plateau: int = MISSING
     plateau_factor: float = MISSING
+    final_decay: int = 0
+    final_decay_lr: Optional[float] = MISSING
     batch_size: int = MISSING
     batch_tokens: int = MISSING
     lr: float = MISSING
@@ -231,7 +233,7 @@ ADDED_KEYS: dict[str, dict[str, Any]] = {
         "local_loss": "hinge", "transition_loss_weight": 1.0, "label_loss_weight": 1.0, "tag_loss_weight": 1.0, "precision": "fp32",
         "checkpoint_every": 0, "init_from": None, "threads": 0, "distill_from": None, "distill_weight": 1.0,
         "distill_cache_mb": 0,
-        "patience": 0, "plateau": 0, "plateau_factor": 0.5,
+        "patience": 0, "plateau": 0, "plateau_factor": 0.5, "final_decay": 0, "final_decay_lr": None,
     },
     "decoder": {"name": "beam", "beam_size": 1, "batch_size": 1024, "batch_tokens": 0, "scores": "auto", "temperature": None},
 }  # fmt: skip

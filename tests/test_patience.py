@@ -1,5 +1,5 @@
-"""trainer.patience and trainer.plateau: training stops, and its rate is cut, on dev-score rules;
-a resumed run keeps its count."""
+"""trainer.patience, trainer.plateau and trainer.final_decay: training stops, and its rate is cut,
+on dev-score rules; a resumed run keeps its count."""
 
 from __future__ import annotations
 
@@ -102,6 +102,11 @@ def test_a_resumed_run_keeps_its_patience(tmp_path, monkeypatch, caplog):
         (["trainer.patience=-1"], "trainer.patience=-1: must be at least 0"),
         (["trainer.plateau=-2"], "trainer.plateau=-2: must be at least 0"),
         (["trainer.plateau=3", "trainer.plateau_factor=1.5"], "trainer.plateau_factor=1.5: must be between 0 and 1"),
+        (["trainer.final_decay=-1"], "trainer.final_decay=-1: must be at least 0"),
+        (
+            ["trainer.final_decay=8", "trainer.final_decay_lr=0"],
+            "trainer.final_decay_lr=0.0: expected a positive number",
+        ),
     ],
 )
 def test_bad_patience_settings_are_refused_at_start(overrides, message):
@@ -116,3 +121,68 @@ def test_bad_patience_settings_are_refused_at_start(overrides, message):
         cfg = compose(config_name="config", overrides=["+exp=archybrid_dynamic", *overrides])
     with pytest.raises(ValueError, match=message):
         check_settings(Config.composed(cfg))
+
+
+def test_final_decay_goes_on_from_the_best_epoch_at_a_decaying_rate(tmp_path, monkeypatch):
+    """trainer.final_decay=3 after a patience stop: the phase starts from the best epoch's
+    weights (not the last), with a fresh optimizer whose rate falls from half of trainer.lr
+    towards 0, its epochs are marked in metrics.json, best.pt is the best epoch of all, and a run
+    cut within the phase and resumed goes on at the same rates."""
+    from hydra import compose, initialize_config_dir
+
+    from nparse import config_schema  # noqa: F401  (registers the config schemas)
+    from nparse.paths import CONF_DIR
+    from nparse.training import trainer as trainer_module
+    from nparse.training.trainer import Trainer
+
+    dev_las = [10.0, 20.0, 15.0, 14.0, 18.0, 25.0, 22.0]  # patience 2 stops after epoch 4 (best 2)
+    seen: dict[int, float] = {}  # epoch -> a fingerprint of the weights it was scored with
+    cut_at: list[int] = [6]
+
+    def fingerprint(model) -> float:
+        return float(sum(p.detach().double().sum() for p in model.parameters()))
+
+    def scripted(self, sents, out_path, calibrate=False):
+        epoch = self.progress.epoch + 1  # scored before progress.epoch moves on
+        if out_path is None or Path(out_path).name != "dev.pred.conllu":
+            return Scores(0.0, 0.0, 0.0, 0.0, 1, 1)
+        if cut_at and epoch == cut_at[0]:
+            cut_at.clear()
+            raise KeyboardInterrupt  # the run dies in epoch 6's evaluation: last.pt holds epoch 5
+        seen[epoch] = fingerprint(self.model)
+        las = dev_las[epoch - 1]
+        return Scores(las, las, las, las, 1, 1)
+
+    starts: list[float] = []
+    updates = trainer_module.Updates
+
+    def recording(model, *args, **kwargs):
+        starts.append(fingerprint(model))
+        return updates(model, *args, **kwargs)
+
+    monkeypatch.setattr(Trainer, "evaluate", scripted)
+    monkeypatch.setattr(trainer_module, "Updates", recording)
+    dev = tmp_path / "dev.conllu"
+    dev.write_text("\n\n".join(EWT_DEV.read_text(encoding="utf-8").split("\n\n")[:20]) + "\n\n", encoding="utf-8")
+    overrides = ["+exp=archybrid_dynamic", "data.max_train_sentences=30", f"data.dev={dev}", "data.test=null",
+                 "trainer.epochs=10", "trainer.patience=2", "trainer.batch_size=8", "trainer.threads=1",
+                 "trainer.resume=auto", "trainer.final_decay=3", "trainer.lr=0.002"]  # fmt: skip
+    with initialize_config_dir(config_dir=str(CONF_DIR), version_base="1.3"):
+        cfg = Config.composed(compose(config_name="config", overrides=overrides))
+    threads = torch.get_num_threads()
+    run = tmp_path / "run"
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            Trainer(cfg, run).run()
+        assert starts[1] == pytest.approx(seen[2], rel=1e-6)  # the phase began from epoch 2's weights
+        assert starts[1] != pytest.approx(seen[4], rel=1e-6)  # not from the last epoch's
+        metrics = Trainer(cfg, run).run()  # resumed after epoch 5, within the phase
+    finally:
+        torch.set_num_threads(threads)
+    epochs = metrics["epochs"]
+    assert [e["dev_las"] for e in epochs] == dev_las
+    assert [e.get("final_decay", False) for e in epochs] == [False] * 4 + [True] * 3
+    assert [e.get("lr") for e in epochs[4:]] == pytest.approx([1e-3, 1e-3 * 2 / 3, 1e-3 / 3])
+    assert metrics["best"]["epoch"] == 6 and torch.load(run / "best.pt", weights_only=False)["epoch"] == 6
+    assert metrics["stopped"].startswith("stopped after epoch 4: no dev LAS gain for 2 epochs")
+    assert "then trainer.final_decay=3 epochs at a decaying rate; best dev LAS 25.00 at epoch 6" in metrics["stopped"]

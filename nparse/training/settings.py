@@ -96,7 +96,7 @@ def check_completion(cfg: Config, settings: GlobalSettings | None) -> None:
 
 # (key, smallest value) of the integer settings checked before anything is loaded.
 INTEGER_SETTINGS = (
-    ("trainer.epochs", 1), ("trainer.patience", 0), ("trainer.plateau", 0), ("trainer.batch_size", 1), ("trainer.batch_tokens", 0), ("trainer.seed", None),
+    ("trainer.epochs", 1), ("trainer.patience", 0), ("trainer.plateau", 0), ("trainer.final_decay", 0), ("trainer.batch_size", 1), ("trainer.batch_tokens", 0), ("trainer.seed", None),
     ("trainer.log_every", 1), ("trainer.checkpoint_every", 0), ("trainer.threads", 0), ("trainer.warmup", 0),
     ("decoder.batch_size", 1), ("decoder.batch_tokens", 0), ("decoder.beam_size", 1),
     ("data.max_train_sentences", 1),
@@ -137,6 +137,10 @@ def check_settings(cfg: Config) -> None:
     check_average(tc.average, tc.average_decay)
     if not tc.lr > 0:
         raise ValueError(f"trainer.lr={tc.lr}: expected a positive number")
+    if tc.final_decay_lr is not None and not tc.final_decay_lr > 0:
+        raise ValueError(
+            f"trainer.final_decay_lr={tc.final_decay_lr}: expected a positive number (or null: half of trainer.lr)"
+        )
     if tc.plateau and not 0 < tc.plateau_factor < 1:
         raise ValueError(f"trainer.plateau_factor={tc.plateau_factor}: must be between 0 and 1 (a cut of the rate)")
     if tc.is_global and tc.completion_init not in ("zero", "random"):

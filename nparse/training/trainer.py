@@ -16,7 +16,7 @@ import logging
 import random
 import time
 from collections import Counter
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +25,7 @@ from omegaconf import OmegaConf
 from tqdm import tqdm
 
 from .. import checkpoint
-from ..config import Config
+from ..config import Config, TrainerConfig
 from ..io.data import bucket_batches, collate
 from ..runtime import set_threads
 from ..systems import make_oracle, make_system
@@ -37,7 +37,7 @@ from .evaluation import Evaluation
 from .models import starting_model
 from .objectives import build_objective, check_objective
 from .optimization import Updates
-from .patience import patience_exhausted, patience_note, warn_without_dev
+from .patience import best_epoch, patience_exhausted, patience_note, warn_without_dev
 from .progress import Progress
 from .resume import (
     Preempted, StopControl, preempted, preempted_between, restore_rng, resumed_log, rng_state, start_point, stop_signals,
@@ -77,7 +77,7 @@ class Trainer:
         self.objective = build_objective(cfg, self.oracle, self.rng, teacher_of(cfg, device))
         self.data.prepare(self.model.vocabs, self.oracle, self.run_dir, str(cfg.data.train), self.ranks.main)
         self.objective.check_examples(self.data.examples)
-        self.updates = Updates(self.model, tc, self.data.examples, self.ranks.world, precision)
+        self.updates = Updates(self.model, self.phase_settings(), self.data.examples, self.ranks.world, precision)
         self.model.set_precision(precision)
         if saved is not None:
             self.updates.load_state_dict(saved)
@@ -202,6 +202,68 @@ class Trainer:
                 logging.getLogger().removeHandler(self.log_handler)
                 self.log_handler.close()
 
+    def run_epoch(self, epoch: int) -> None:
+        """Train one epoch, score it on dev, keep best.pt and last.pt, and log it."""
+        tc, progress, main, dev = self.cfg.trainer, self.progress, self.ranks.main, self.data.dev
+        self.updates.cut_on_plateau(progress.history, epoch, self.ranks)
+        # The rate at the epoch's start, for metrics.json (a run resumed within the epoch saved it)
+        within = progress.partial if (progress.partial or {}).get("epoch") == epoch else {}
+        rate = self.updates.epoch_start_lr = (within or {}).get("lr", self.updates.lr)
+        stats = self.train_epoch(epoch)
+        phase = progress.decay_start is not None
+        record: dict[str, Any] = {"epoch": epoch, **stats, **({"lr": rate} if tc.plateau or phase else {})}
+        if phase:
+            record["final_decay"] = True
+        if dev and main:
+            with self.updates.average.applied():  # averaged weights are what is evaluated and kept
+                scores = self.evaluate(dev, self.run_dir / "dev.pred.conllu", calibrate=True)
+            record.update({f"dev_{k}": v for k, v in scores.as_dict().items() if k != "words_nopunct"})
+        write_epoch(self.writer, epoch, stats, record, self.objective.curves)
+        progress.history.append(record)
+        progress.epoch = epoch
+        improved = record.get("dev_las", 0.0) > progress.best_las or not dev
+        if improved:
+            progress.best_las = record.get("dev_las", 0.0)
+        if main:
+            if improved:
+                with self.updates.average.applied():
+                    checkpoint.save_atomic(self.checkpoint_state(with_optimizer=False), self.run_dir / "best.pt")
+            checkpoint.save_atomic(self.checkpoint_state(with_optimizer=True), self.run_dir / "last.pt")
+            self.write_metrics()
+        barrier(self.ranks)  # the other ranks wait for rank 0's evaluation and checkpoints
+        note = "" if phase else patience_note(progress.history, tc.patience)
+        log.info("%s%s", epoch_line(epoch, stats, record, improved), note)
+        if self.control.stopping(self.ranks):  # a signal during the evaluation: last.pt holds the epoch
+            raise preempted_between(self.control.signal, epoch, self.run_dir)
+
+    def phase_settings(self) -> TrainerConfig:
+        """The trainer settings of the updates now: the run's, or in ``trainer.final_decay``'s
+        phase a rate from ``trainer.final_decay_lr`` (half of ``trainer.lr``) decaying linearly
+        to 0 over its epochs, without warm-up or plateau cuts."""
+        tc = self.cfg.trainer
+        if self.progress.decay_start is None:
+            return tc
+        lr = tc.final_decay_lr if tc.final_decay_lr is not None else tc.lr / 2
+        return replace(tc, lr=lr, lr_schedule="linear", warmup=0, epochs=tc.final_decay, plateau=0)
+
+    def start_final_decay(self) -> None:
+        """``trainer.final_decay``: go on from best.pt's weights (the last ones without it) with a
+        fresh optimizer at a decaying rate. A final phase at a decaying rate gained test LAS where
+        the same epochs at the constant rate did not (docs/experiments/final-decay.md)."""
+        progress = self.progress
+        progress.decay_start = progress.epoch
+        best = self.run_dir / "best.pt"
+        if self.ranks.main and self.data.dev and best.exists():
+            self.model.load_state_dict(checkpoint.load(best, self.device)["model"])
+        if self.ranks.active:  # every rank goes on from rank 0's weights
+            for tensor in self.model.state_dict().values():
+                torch.distributed.broadcast(tensor, src=0)
+        phase = self.phase_settings()
+        self.updates = Updates(self.model, phase, self.data.examples, self.ranks.world, self.updates.precision)
+        start = best_epoch(progress.history) if self.data.dev else None
+        log.info("trainer.final_decay: %d epochs from the weights of epoch %d at a rate from %.3g decaying to 0",
+                 phase.epochs, start["epoch"] if start else progress.epoch, phase.lr)  # fmt: skip
+
     def _run(self) -> dict:
         tc, progress, main, dev = self.cfg.trainer, self.progress, self.ranks.main, self.data.dev
         if main:
@@ -211,36 +273,17 @@ class Trainer:
             log.info("rank %d of %d", self.ranks.rank, self.ranks.world)
         log.info("system %s, oracle %s, device %s", self.system.describe(), self.oracle.name, self.device)
         warn_without_dev(tc, bool(dev))
-        for epoch in range(progress.epoch + 1, tc.epochs + 1):
-            # Before each epoch, so that a resumed run that had already stopped stays stopped.
-            if broadcast(main and patience_exhausted(progress.history, tc.patience), self.ranks):
-                break
-            self.updates.cut_on_plateau(progress.history, epoch, self.ranks)
-            # The rate at the epoch's start, for metrics.json (a run resumed within the epoch saved it)
-            within = progress.partial if (progress.partial or {}).get("epoch") == epoch else {}
-            rate = self.updates.epoch_start_lr = (within or {}).get("lr", self.updates.lr)
-            stats = self.train_epoch(epoch)
-            record: dict[str, Any] = {"epoch": epoch, **stats, **({"lr": rate} if tc.plateau else {})}
-            if dev and main:
-                with self.updates.average.applied():  # averaged weights are what is evaluated and kept
-                    scores = self.evaluate(dev, self.run_dir / "dev.pred.conllu", calibrate=True)
-                record.update({f"dev_{k}": v for k, v in scores.as_dict().items() if k != "words_nopunct"})
-            write_epoch(self.writer, epoch, stats, record, self.objective.curves)
-            progress.history.append(record)
-            progress.epoch = epoch
-            improved = record.get("dev_las", 0.0) > progress.best_las or not dev
-            if improved:
-                progress.best_las = record.get("dev_las", 0.0)
-            if main:
-                if improved:
-                    with self.updates.average.applied():
-                        checkpoint.save_atomic(self.checkpoint_state(with_optimizer=False), self.run_dir / "best.pt")
-                checkpoint.save_atomic(self.checkpoint_state(with_optimizer=True), self.run_dir / "last.pt")
-                self.write_metrics()
-            barrier(self.ranks)  # the other ranks wait for rank 0's evaluation and checkpoints
-            log.info("%s%s", epoch_line(epoch, stats, record, improved), patience_note(progress.history, tc.patience))
-            if self.control.stopping(self.ranks):  # a signal during the evaluation: last.pt holds the epoch
-                raise preempted_between(self.control.signal, epoch, self.run_dir)
+        if progress.decay_start is None:
+            for epoch in range(progress.epoch + 1, tc.epochs + 1):
+                # Before each epoch, so that a resumed run that had already stopped stays stopped.
+                if broadcast(main and patience_exhausted(progress.history, tc.patience), self.ranks):
+                    break
+                self.run_epoch(epoch)
+            if tc.final_decay:
+                self.start_final_decay()
+        if progress.decay_start is not None:
+            for epoch in range(progress.epoch + 1, progress.decay_start + tc.final_decay + 1):
+                self.run_epoch(epoch)
         self.control.finishing = True  # a signal now stops the run at once
         extra: dict[str, Any] = {}
         if main:
