@@ -132,7 +132,7 @@ def test_the_ud_preset_writes_every_column_and_scores_them(tmp_path, capsys):
     gold.write_text("".join(c + "\n\n" for c in EWT_DEV.read_text(encoding="utf-8").split("\n\n")[:40] if c.strip()),
                     encoding="utf-8")  # fmt: skip
     run_train(run, "+exp=archybrid_dynamic_ud", "model.segmenter=false", "data.max_train_sentences=300",
-              "trainer.epochs=1", f"data.dev={gold}", "data.test=null", "trainer.threads=1")  # fmt: skip
+              "trainer.epochs=1", "trainer.final_decay=1", f"data.dev={gold}", "data.test=null", "trainer.threads=1")  # fmt: skip
     bare = tmp_path / "bare.conllu"
     lines = []
     for line in gold.read_text(encoding="utf-8").splitlines():
