@@ -64,8 +64,7 @@ class ParserModel(nn.Module):
             raise ValueError(
                 "model.parser_reads_tag_layer: needs model.tag_layer below model.lstm_layers (a layer below the parser's)"
             )
-        self.reads_tag_layer = options.parser_reads_tag_layer
-        dim = self.encoder.out_dim + (self.encoder.tag_dim if self.reads_tag_layer else 0)
+        dim = self.encoder.out_dim + (self.encoder.tag_dim if options.parser_reads_tag_layer else 0)
         self.scorer = TransitionScorer(dim, system.n_slots, options.hidden, len(system.actions))
         self.labeler = LabelScorer(dim, options.label_hidden, len(vocabs.labels))
         if options.tagger and options.upos_dim:
@@ -184,7 +183,7 @@ class ParserModel(nn.Module):
         """The columns of the encoder's vectors that the parser reads: the top layer's (with
         ``model.tag_layer`` the taggers' lower layer follows them, ``Encoder.stacked``; with
         ``model.parser_reads_tag_layer`` the parser reads both)."""
-        if self.encoder.upper is None or self.reads_tag_layer:
+        if self.encoder.upper is None or self.options.parser_reads_tag_layer:
             return vectors
         return vectors[..., : self.encoder.out_dim]
 

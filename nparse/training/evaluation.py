@@ -21,7 +21,7 @@ from ..models.parser import ParserModel
 from ..systems import Oracle
 from .calibration import calibrate
 from .data import Data
-from .patience import best_epoch, stop_line
+from .patience import best_note, stop_line
 from .progress import Progress
 from .segmenting import segment_run
 
@@ -87,9 +87,9 @@ class Evaluation:
             main = history if start is None else [h for h in history if h["epoch"] <= start]
             extra["stopped"] = stop_line(main, tc.patience, tc.epochs)
             if start is not None:
-                best = best_epoch(history)
-                kept = f"; best dev LAS {best['dev_las']:.2f} at epoch {best['epoch']}" if best else ""
-                extra["stopped"] += f"; then trainer.final_decay={tc.final_decay} epochs at a decaying rate{kept}"
+                extra["stopped"] += (
+                    f"; then trainer.final_decay={tc.final_decay} epochs at a decaying rate{best_note(history)}"
+                )
             log.info("%s", extra["stopped"])
         if best_path.exists() and (self.data.test or self.data.dev):
             state = checkpoint.load(best_path, device)

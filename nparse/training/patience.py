@@ -31,10 +31,15 @@ def patience_exhausted(history: Sequence[Mapping[str, Any]], patience: int) -> b
     return patience > 0 and epochs_without_gain(history) >= patience
 
 
+def best_note(history: Sequence[Mapping[str, Any]]) -> str:
+    """The stop line's "; best dev LAS X at epoch N" (empty without dev scores)."""
+    best = best_epoch(history)
+    return f"; best dev LAS {best['dev_las']:.2f} at epoch {best['epoch']}" if best else ""
+
+
 def stop_line(history: Sequence[Mapping[str, Any]], patience: int, max_epochs: int) -> str:
     """Why training ended, for the log and metrics.json."""
-    best = best_epoch(history)
-    where = f"; best dev LAS {best['dev_las']:.2f} at epoch {best['epoch']}" if best else ""
+    where = best_note(history)
     last = int(history[-1]["epoch"]) if history else 0
     if patience_exhausted(history, patience):  # more epochs than patience after a resume with a smaller one
         waited = epochs_without_gain(history)

@@ -86,9 +86,7 @@ class Trainer:
         self.writer = (
             tensorboard(self.run_dir, self.progress.step if saved else None) if self.ranks.main else NoWriter()
         )
-        if self.ranks.active:  # every rank starts from rank 0's weights
-            for tensor in self.model.state_dict().values():
-                torch.distributed.broadcast(tensor, src=0)
+        self.sync_weights()  # every rank starts from rank 0's weights
 
     system = property(lambda self: self.oracle.system)
     device = property(lambda self: self.model.device)
@@ -236,6 +234,12 @@ class Trainer:
         if self.control.stopping(self.ranks):  # a signal during the evaluation: last.pt holds the epoch
             raise preempted_between(self.control.signal, epoch, self.run_dir)
 
+    def sync_weights(self) -> None:
+        """Give every data-parallel rank rank 0's weights (nothing without ranks)."""
+        if self.ranks.active:
+            for tensor in self.model.state_dict().values():
+                torch.distributed.broadcast(tensor, src=0)
+
     def phase_settings(self) -> TrainerConfig:
         """The trainer settings of the updates now: the run's, or in ``trainer.final_decay``'s
         phase a rate from ``trainer.final_decay_lr`` (half of ``trainer.lr``) decaying linearly
@@ -255,9 +259,7 @@ class Trainer:
         best = self.run_dir / "best.pt"
         if self.ranks.main and self.data.dev and best.exists():
             self.model.load_state_dict(checkpoint.load(best, self.device)["model"])
-        if self.ranks.active:  # every rank goes on from rank 0's weights
-            for tensor in self.model.state_dict().values():
-                torch.distributed.broadcast(tensor, src=0)
+        self.sync_weights()  # every rank goes on from rank 0's weights
         phase = self.phase_settings()
         self.updates = Updates(self.model, phase, self.data.examples, self.ranks.world, self.updates.precision)
         start = best_epoch(progress.history) if self.data.dev else None
