@@ -126,6 +126,7 @@ class TrainerConfig:
     distill_from: Optional[str] = MISSING
     distill_weight: float = MISSING
     distill_cache_mb: int = MISSING
+    distill_heads: bool = False
     # Beam training (trainer=global); null with greedy training, where setting one is an error.
     beam_size: Optional[int] = None
     update: Optional[str] = None
@@ -232,7 +233,7 @@ ADDED_KEYS: dict[str, dict[str, Any]] = {
         "batch_tokens": 0, "lr_schedule": "constant", "warmup": 0, "average": "none", "average_decay": 0.999,
         "local_loss": "hinge", "transition_loss_weight": 1.0, "label_loss_weight": 1.0, "tag_loss_weight": 1.0, "precision": "fp32",
         "checkpoint_every": 0, "init_from": None, "threads": 0, "distill_from": None, "distill_weight": 1.0,
-        "distill_cache_mb": 0,
+        "distill_cache_mb": 0, "distill_heads": False,
         "patience": 0, "plateau": 0, "plateau_factor": 0.5, "final_decay": 0, "final_decay_lr": None,
     },
     "decoder": {"name": "beam", "beam_size": 1, "batch_size": 1024, "batch_tokens": 0, "scores": "auto", "temperature": None},

@@ -348,3 +348,54 @@ def test_the_training_lexicon_gives_seen_words_their_lemma():
     assert got == [lemma_of(f, vocabs.lexicon[f"{f}\t{u}"]) for f, u in zip(seen.forms[1:], seen.upos[1:])]
     assert parses[1][0].analysis[2][1] == "d1"  # an unseen form keeps the classifier's rule
     assert ("ran\tVERB" in vocabs.lexicon) == (parses[1][0].analysis[2][2] != "d1")
+
+
+def test_distilled_heads_match_the_teacher_word_by_word(tmp_path):
+    """trainer.distill_heads: the teacher's label and tag distributions line up with the
+    student's arcs and words (a student with the teacher's weights diverges by nothing, one with
+    other analysis weights does), an ensemble of two copies teaches what one does, kept
+    distributions equal fresh ones in a batch of another width, and a run trains with them."""
+    from nparse import checkpoint
+    from nparse.testing.fuzz import untrained_checkpoint
+    from nparse.training.distill import Teacher, head_distill_loss
+    from nparse.training.settings import system_options
+
+    from .conftest import compose_config
+
+    sents = read_conllu(treebank_files("train")[0])[:40]  # the bundled EWT train file: the run's first 40
+    teacher_path = untrained_checkpoint(sents, tmp_path, ("+exp=archybrid_dynamic_ud",))
+    options = system_options(compose_config("+exp=archybrid_dynamic_ud"))
+    cpu = torch.device("cpu")
+    fresh, kept = Teacher(teacher_path, options, cpu), Teacher(teacher_path, options, cpu, cache_mb=64)
+    pair = Teacher([teacher_path, teacher_path], options, cpu)
+    same = checkpoint.model_from_state(checkpoint.load(teacher_path), cpu)
+    state = checkpoint.load(teacher_path)
+    generator = torch.Generator().manual_seed(5)
+    for key, value in state["model"].items():
+        if key.startswith(("analyser.", "labeler.")):
+            state["model"][key] = value + torch.randn(value.shape, generator=generator)
+    other = checkpoint.model_from_state(state, cpu)
+    assert fresh.head_names(same) == ["labels", "upos", "xpos", "feats", "lemmas"]
+    examples = sorted((encode(s, same.vocabs) for s in sents[:12]), key=len)
+    first, second = collate(examples[4:]), collate(examples[:8])  # 4 sentences in both, other widths
+    assert first.width != second.width
+    with torch.no_grad():
+        for batch in (first, second):
+            targets = fresh.head_targets(batch, same)
+            arcs = sum(1 for e in batch.examples for d in range(1, len(e) + 1) if e.labels[d] >= 0)
+            assert targets["labels"].shape[0] == arcs
+            assert targets["upos"].shape[0] == sum(len(e) for e in batch.examples)
+            vectors, _ = same.encode(batch, with_table=False)
+            label, tags = head_distill_loss(same, vectors, batch, targets)
+            assert label.item() < 1e-4 and tags.item() < 1e-4
+            label, tags = head_distill_loss(other, other.encode(batch, with_table=False)[0], batch, targets)
+            assert label.item() > 1.0 and tags.item() > 1.0
+            for name, value in pair.head_targets(batch, same).items():
+                assert torch.allclose(value, targets[name], atol=1e-5), name
+            for name, value in kept.head_targets(batch, same).items():
+                assert torch.allclose(value, targets[name], atol=1e-4), name  # read in a batch of another width
+    assert len(kept.kept_heads) == 12
+    metrics = run_train(tmp_path / "student", "+exp=archybrid_dynamic_ud", "model.segmenter=false",
+                        "data.max_train_sentences=40", "trainer.epochs=1", "data.dev=null", "data.test=null",
+                        f"trainer.distill_from={teacher_path}", "trainer.distill_heads=true")  # fmt: skip
+    assert metrics["epochs"][0]["loss_per_token"] > 0

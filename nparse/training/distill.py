@@ -8,10 +8,17 @@ softmax is calibrated), times ``trainer.distill_weight`` and the squared tempera
 teacher reads the same sentences through its own vocabularies and scores the same
 configurations (the same system: the feature rows of a step index both tables alike).
 
+With ``trainer.distill_heads`` the student also learns the teacher's distributions over the
+labels of the gold arcs and over the tags of every word (UPOS, and XPOS, FEATS and lemma rules
+with ``model.analysis``), each a KL divergence at temperature 1 (those heads are trained by
+cross-entropy: their softmax is already a probability) beside its own cross-entropy, weighted as
+that loss is (``trainer.label_loss_weight``, ``trainer.tag_loss_weight``) times
+``trainer.distill_weight``: an ensemble's gain is in its tags and labels too.
+
 The teacher is frozen and reads each sentence the same way every epoch (evaluation mode: no
-dropout), so its first-layer table of a sentence is kept after the first epoch
-(``trainer.distill_cache_mb`` bounds it) and later epochs only run its scorer on the student's
-configurations.
+dropout), so its first-layer table of a sentence, and its head distributions, are kept after
+the first epoch (``trainer.distill_cache_mb`` bounds them) and later epochs only run its scorer
+on the student's configurations.
 """
 
 from __future__ import annotations
@@ -27,7 +34,8 @@ import torch.nn.functional as F
 from .. import checkpoint
 from ..checkpoint import checkpoint_paths, model_from_state
 from ..io.data import Batch, Example, collate, encode
-from ..models.ensemble import EnsembleModel, check_members
+from ..io.data import ANALYSIS
+from ..models.ensemble import EnsembleModel, check_members, column_order
 from ..models.parser import ParserModel
 from ..decoding.scoring import LegalScores
 from ..paths import resolve_path
@@ -68,6 +76,9 @@ class Teacher:
         self.kept: dict[int, tuple[Example, torch.Tensor]] = {}  # id(example): it and its table rows
         self.kept_bytes = 0
         self.empty: torch.Tensor | None = None  # the table's last row (the empty position)
+        # trainer.distill_heads: id(example) -> it and its head distributions (``HeadTargets``)
+        self.kept_heads: dict[int, tuple[Example, dict[str, torch.Tensor]]] = {}
+        self.orders: dict[str, torch.Tensor | None] | None = None  # the teacher's columns in the student's order
         log.info(
             "distilling from %s (temperature %s)",
             ", ".join(map(str, paths)),
@@ -122,6 +133,108 @@ class Teacher:
         scores = self.model.scorer.scores(table, rows) / self.temperature
         return torch.log_softmax(scores.masked_fill(~legal, NEG_INF), dim=1)
 
+    def head_names(self, student: ParserModel) -> list[str]:
+        """The student's heads the teacher teaches: "labels", "upos" with a tagger, the analysis
+        heads (FEATS when whole sets); refused where the teacher lacks one or where one of the
+        two factors FEATS, or where their columns hold other items."""
+        names = ["labels"] + (["upos"] if student.tagger is not None else [])
+        if student.analyser is not None:
+            if student.options.feats_factored:
+                raise ValueError("trainer.distill_heads: not with model.feats_factored (one softmax per feature)")
+            names += list(ANALYSIS)
+        teacher = self.model
+        for name in names:
+            lacks = (name == "upos" and teacher.tagger is None) or (name in ANALYSIS and teacher.analyser is None)
+            first = teacher.members[0]
+            if not lacks and name in ANALYSIS and first.options.feats_factored:
+                lacks = True
+            if lacks:
+                raise ValueError(f"trainer.distill_heads: the teacher has no {name} head of the student's kind")
+            mine, theirs = getattr(student.vocabs, name), getattr(first.vocabs, name)
+            if mine.itos != theirs.itos and column_order(mine, theirs) is None:
+                raise ValueError(
+                    f"trainer.distill_heads: the teacher's {name} are not the student's (trained on another file?)"
+                )
+        return names
+
+    @torch.no_grad()
+    def head_targets(self, batch: Batch, student: ParserModel) -> dict[str, torch.Tensor]:
+        """The teacher's log-probabilities, columns in the student's order: "labels" for the
+        batch's gold arcs in ``label_loss``'s order, each tagger head for the real words (the
+        root left out) in the order of the batch's sentences."""
+        if self.orders is None:
+            first = self.model.members[0]
+            self.orders = {}
+            for name in self.head_names(student):
+                mine, theirs = getattr(student.vocabs, name), getattr(first.vocabs, name)
+                self.orders[name] = None if mine.itos == theirs.itos else column_order(mine, theirs)
+        got = {
+            id(e): kept[1] for e in batch.examples if (kept := self.kept_heads.get(id(e))) is not None and kept[0] is e
+        }
+        missing = [e for e in batch.examples if id(e) not in got]
+        if missing:
+            for e, targets in zip(missing, self._heads_of(missing)):
+                got[id(e)] = targets
+                size = sum(t.nbytes for t in targets.values())
+                if self.kept_bytes + size <= self.cache_bytes:
+                    self.kept_heads[id(e)] = (e, targets)
+                    self.kept_bytes += size
+        return {name: torch.cat([got[id(e)][name] for e in batch.examples]) for name in self.orders}
+
+    def _heads_of(self, examples: list[Example]) -> list[dict[str, torch.Tensor]]:
+        """Each sentence's head distributions (``head_targets``), from one encoder call."""
+        assert self.orders is not None
+        # one model as an ensemble of one: the same calls, its own scores unchanged
+        net = self.model if isinstance(self.model, EnsembleModel) else EnsembleModel([self.model], [1.0])
+        vectors, _ = net.encode(collate([encode(e.sent, net.vocabs) for e in examples]), with_table=False)
+        flat = [v.reshape(-1, v.shape[-1]) for v in vectors]
+        width = max(len(e.words) for e in examples)
+        out: list[dict[str, torch.Tensor]] = []
+        for b, e in enumerate(examples):
+            words = torch.arange(b * width + 1, b * width + len(e) + 1)
+            deps = [d for d in range(1, len(e) + 1) if e.labels[d] >= 0]
+            targets = {}
+            for name, order in self.orders.items():
+                if name == "labels":
+                    scores = net.label_scores(
+                        vectors, [b * width + e.sent.heads[d] for d in deps], [b * width + d for d in deps]
+                    )
+                else:
+                    head = net.tagger if name == "upos" else net.analyser[name] if net.analyser is not None else None
+                    assert head is not None  # head_names checked it
+                    scores = head([v[words.to(v.device)] for v in flat])
+                logp = torch.log_softmax(scores.float(), -1)
+                targets[name] = logp if order is None else logp[:, order.to(logp.device)]
+            out.append(targets)
+        return out
+
+
+def head_distill_loss(
+    model: ParserModel, vectors: torch.Tensor, batch: Batch, targets: dict[str, torch.Tensor]
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """KL(teacher || student) summed over the gold arcs' labels, and over the words' tags (every
+    tagger head): (label part, tag part), to be weighted as ``label_loss`` and ``tag_loss``."""
+    width = batch.width
+    rows = np.concatenate([np.arange(b * width + 1, b * width + len(e) + 1) for b, e in enumerate(batch.examples)])
+    heads, deps = [], []
+    for b, e in enumerate(batch.examples):
+        for d in range(1, len(e) + 1):
+            if e.labels[d] >= 0:
+                heads.append(b * width + e.sent.heads[d])
+                deps.append(b * width + d)
+    zero = vectors.sum() * 0.0
+    label = zero
+    if heads:
+        student = torch.log_softmax(model.label_scores(vectors, heads, deps), -1)
+        label = F.kl_div(student, targets["labels"], log_target=True, reduction="sum")
+    words = vectors.reshape(-1, vectors.shape[-1])[torch.from_numpy(rows).to(vectors.device)]
+    tags = zero
+    for name, teacher in targets.items():
+        if name != "labels":
+            student = torch.log_softmax(model.head(name)(words), -1)
+            tags = tags + F.kl_div(student, teacher, log_target=True, reduction="sum")
+    return label, tags
+
 
 def distill_loss(
     scorer, table: torch.Tensor, steps: Steps, teacher_logp: torch.Tensor, temperature: float
@@ -148,4 +261,4 @@ def teacher_of(cfg: Any, device: torch.device) -> Teacher | None:
     return Teacher(paths, system_options(cfg), device, tc.distill_cache_mb)
 
 
-__all__ = ["Teacher", "distill_loss", "teacher_of"]
+__all__ = ["Teacher", "distill_loss", "head_distill_loss", "teacher_of"]

@@ -22,7 +22,7 @@ from ..models.parser import ParserModel
 from ..systems import Oracle
 from ..systems.adapters.arrays import Layout
 from ..timing import timed
-from .distill import Teacher, distill_loss
+from .distill import Teacher, distill_loss, head_distill_loss
 from .global_loop import GlobalSearch, GlobalSettings
 from .local import Steps, train_loop
 from .losses import LOCAL_LOSSES, global_loss, label_loss, tag_loss
@@ -79,6 +79,7 @@ class Greedy(Objective):
     def __init__(
         self, oracle: Oracle, local_loss: str, explore_p: float, explore_from: int, rng: random.Random,
         weights: LossWeights = LossWeights(), teacher: Teacher | None = None, distill_weight: float = 0.0,
+        distill_heads: bool = False,
     ):  # fmt: skip
         super().__init__(oracle, weights)
         if local_loss not in LOCAL_LOSSES:
@@ -89,6 +90,7 @@ class Greedy(Objective):
         self.rng = rng
         # trainer.distill_from: the teacher's scores as soft targets, weighted by trainer.distill_weight
         self.teacher, self.distill_weight = teacher, distill_weight
+        self.distill_heads = distill_heads and teacher is not None  # trainer.distill_heads: labels and tags too
 
     def start_epoch(self, epoch: int) -> None:
         on = self.oracle.complete and epoch >= self.explore_from
@@ -117,6 +119,11 @@ class Greedy(Objective):
             w = self.weights
             loss = w.transition * transition
             loss = loss + w.label * label_loss(model, vectors, batch) + w.tag * tag_loss(model, vectors, batch)
+            if self.distill_heads:
+                assert self.teacher is not None
+                targets = self.teacher.head_targets(batch, model)
+                label_kl, tag_kl = head_distill_loss(model, vectors, batch, targets)
+                loss = loss + self.distill_weight * (w.label * label_kl + w.tag * tag_kl)
         counts = {
             "transitions": len(steps), "errors": steps.errors, "explored": steps.explored,
             "oracle": steps.oracle_seconds,
@@ -206,7 +213,10 @@ def build_objective(cfg: Config, oracle: Oracle, rng: random.Random, teacher: Te
     weights = LossWeights(tc.transition_loss_weight, tc.label_loss_weight, tc.tag_loss_weight)
     distill_weight = tc.distill_weight if teacher is not None else 0.0
     if not tc.is_global:
-        return Greedy(oracle, tc.local_loss, oc.explore_p, oc.explore_from_epoch, rng, weights, teacher, distill_weight)
+        return Greedy(
+            oracle, tc.local_loss, oc.explore_p, oc.explore_from_epoch, rng, weights, teacher, distill_weight,
+            tc.distill_heads,
+        )  # fmt: skip
     if teacher is not None:
         raise ValueError("trainer.distill_from distils in greedy training only (trainer=greedy)")
     weight = tc.local_loss_weight

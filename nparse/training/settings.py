@@ -129,6 +129,8 @@ def check_settings(cfg: Config) -> None:
         raise ValueError(
             "trainer.distill_from with trainer=global: distillation trains greedily (a beam model can start from the result)"
         )
+    if tc.distill_heads and not tc.distill_from:
+        raise ValueError("trainer.distill_heads=true needs a teacher: trainer.distill_from=PATH (or PATH1,PATH2,...)")
     if not tc.distill_weight >= 0:
         raise ValueError(f"trainer.distill_weight={tc.distill_weight}: must be at least 0")
     if tc.distill_cache_mb < 0:
