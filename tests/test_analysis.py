@@ -354,14 +354,17 @@ def test_distilled_heads_match_the_teacher_word_by_word(tmp_path):
     """trainer.distill_heads: the teacher's label and tag distributions line up with the
     student's arcs and words (a student with the teacher's weights diverges by nothing, one with
     other analysis weights does), an ensemble of two copies teaches what one does, kept
-    distributions equal fresh ones in a batch of another width, and a run trains with them."""
+    distributions equal fresh ones in a batch of another width, and a run trains with them
+    (none without a teacher)."""
     from nparse import checkpoint
     from nparse.testing.fuzz import untrained_checkpoint
     from nparse.training.distill import Teacher, head_distill_loss
-    from nparse.training.settings import system_options
+    from nparse.training.settings import check_settings, system_options
 
     from .conftest import compose_config
 
+    with pytest.raises(ValueError, match="trainer.distill_heads=true needs a teacher: trainer.distill_from"):
+        check_settings(compose_config("+exp=archybrid_dynamic_ud", "trainer.distill_heads=true"))
     sents = read_conllu(treebank_files("train")[0])[:40]  # the bundled EWT train file: the run's first 40
     teacher_path = untrained_checkpoint(sents, tmp_path, ("+exp=archybrid_dynamic_ud",))
     options = system_options(compose_config("+exp=archybrid_dynamic_ud"))
