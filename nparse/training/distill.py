@@ -33,8 +33,7 @@ import torch.nn.functional as F
 
 from .. import checkpoint
 from ..checkpoint import checkpoint_paths, model_from_state
-from ..io.data import Batch, Example, collate, encode
-from ..io.data import ANALYSIS
+from ..io.data import ANALYSIS, Batch, Example, collate, encode
 from ..models.ensemble import EnsembleModel, check_members, column_order
 from ..models.parser import ParserModel
 from ..decoding.scoring import LegalScores
@@ -76,7 +75,7 @@ class Teacher:
         self.kept: dict[int, tuple[Example, torch.Tensor]] = {}  # id(example): it and its table rows
         self.kept_bytes = 0
         self.empty: torch.Tensor | None = None  # the table's last row (the empty position)
-        # trainer.distill_heads: id(example) -> it and its head distributions (``HeadTargets``)
+        # trainer.distill_heads: id(example) -> it and its head distributions (``head_targets``)
         self.kept_heads: dict[int, tuple[Example, dict[str, torch.Tensor]]] = {}
         self.orders: dict[str, torch.Tensor | None] | None = None  # the teacher's columns in the student's order
         log.info(
@@ -135,8 +134,8 @@ class Teacher:
 
     def head_names(self, student: ParserModel) -> list[str]:
         """The student's heads the teacher teaches: "labels", "upos" with a tagger, the analysis
-        heads (FEATS when whole sets); refused where the teacher lacks one or where one of the
-        two factors FEATS, or where their columns hold other items."""
+        heads; refused where either factors FEATS, where the teacher lacks a head, or where a
+        head's columns hold other items in the two."""
         names = ["labels"] + (["upos"] if student.tagger is not None else [])
         if student.analyser is not None:
             if student.options.feats_factored:
@@ -182,31 +181,42 @@ class Teacher:
         return {name: torch.cat([got[id(e)][name] for e in batch.examples]) for name in self.orders}
 
     def _heads_of(self, examples: list[Example]) -> list[dict[str, torch.Tensor]]:
-        """Each sentence's head distributions (``head_targets``), from one encoder call."""
+        """Each sentence's head distributions (``head_targets``), from one encoder call and one
+        call of each head for all the sentences."""
         assert self.orders is not None
         # one model as an ensemble of one: the same calls, its own scores unchanged
         net = self.model if isinstance(self.model, EnsembleModel) else EnsembleModel([self.model], [1.0])
         vectors, _ = net.encode(collate([encode(e.sent, net.vocabs) for e in examples]), with_table=False)
-        flat = [v.reshape(-1, v.shape[-1]) for v in vectors]
         width = max(len(e.words) for e in examples)
-        out: list[dict[str, torch.Tensor]] = []
-        for b, e in enumerate(examples):
-            words = torch.arange(b * width + 1, b * width + len(e) + 1)
-            deps = [d for d in range(1, len(e) + 1) if e.labels[d] >= 0]
-            targets = {}
-            for name, order in self.orders.items():
-                if name == "labels":
-                    scores = net.label_scores(
-                        vectors, [b * width + e.sent.heads[d] for d in deps], [b * width + d for d in deps]
-                    )
-                else:
-                    head = net.tagger if name == "upos" else net.analyser[name] if net.analyser is not None else None
-                    assert head is not None  # head_names checked it
-                    scores = head([v[words.to(v.device)] for v in flat])
-                logp = torch.log_softmax(scores.float(), -1)
-                targets[name] = logp if order is None else logp[:, order.to(logp.device)]
-            out.append(targets)
-        return out
+        words, heads, deps = arc_rows(examples, width)
+        flat = [v.reshape(-1, v.shape[-1]) for v in vectors]
+        parts: dict[str, list[torch.Tensor]] = {}
+        for name, order in self.orders.items():
+            if name == "labels":
+                scores = net.label_scores(vectors, heads, deps)
+                sizes = [sum(1 for d in range(1, len(e) + 1) if e.labels[d] >= 0) for e in examples]
+            else:
+                head = net.tagger if name == "upos" else net.analyser[name] if net.analyser is not None else None
+                assert head is not None  # head_names checked it
+                scores = head([v[torch.from_numpy(words).to(v.device)] for v in flat])
+                sizes = [len(e) for e in examples]
+            logp = torch.log_softmax(scores.float(), -1)
+            parts[name] = list((logp if order is None else logp[:, order.to(logp.device)]).split(sizes))
+        return [{name: rows[b] for name, rows in parts.items()} for b in range(len(examples))]
+
+
+def arc_rows(examples: Sequence[Example], width: int) -> tuple[np.ndarray, list[int], list[int]]:
+    """Rows of a batch's flattened vectors (sentence b's word i at ``b * width + i``): every
+    word's but the root's, and the heads and dependents of the gold arcs with a known label
+    (``label_loss``'s arcs), sentence after sentence."""
+    words = np.concatenate([np.arange(b * width + 1, b * width + len(e) + 1) for b, e in enumerate(examples)])
+    heads, deps = [], []
+    for b, e in enumerate(examples):
+        for d in range(1, len(e) + 1):
+            if e.labels[d] >= 0:
+                heads.append(b * width + e.sent.heads[d])
+                deps.append(b * width + d)
+    return words, heads, deps
 
 
 def head_distill_loss(
@@ -214,14 +224,7 @@ def head_distill_loss(
 ) -> tuple[torch.Tensor, torch.Tensor]:
     """KL(teacher || student) summed over the gold arcs' labels, and over the words' tags (every
     tagger head): (label part, tag part), to be weighted as ``label_loss`` and ``tag_loss``."""
-    width = batch.width
-    rows = np.concatenate([np.arange(b * width + 1, b * width + len(e) + 1) for b, e in enumerate(batch.examples)])
-    heads, deps = [], []
-    for b, e in enumerate(batch.examples):
-        for d in range(1, len(e) + 1):
-            if e.labels[d] >= 0:
-                heads.append(b * width + e.sent.heads[d])
-                deps.append(b * width + d)
+    rows, heads, deps = arc_rows(batch.examples, batch.width)
     zero = vectors.sum() * 0.0
     label = zero
     if heads:
