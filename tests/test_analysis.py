@@ -398,6 +398,12 @@ def test_distilled_heads_match_the_teacher_word_by_word(tmp_path):
             for name, value in kept.head_targets(batch, same).items():
                 assert torch.allclose(value, targets[name], atol=1e-4), name  # read in a batch of another width
     assert len(kept.kept_heads) == 12
+    once = Teacher(teacher_path, options, cpu)  # tables and heads from one encoder call
+    once.teach_heads(same)
+    once._heads_of = lambda ex: pytest.fail("read the sentences again")  # type: ignore[method-assign]
+    once.table(first)
+    for name, value in once.head_targets(first, same).items():
+        assert torch.allclose(value, fresh.head_targets(first, same)[name], atol=1e-5), name
     metrics = run_train(tmp_path / "student", "+exp=archybrid_dynamic_ud", "model.segmenter=false",
                         "data.max_train_sentences=40", "trainer.epochs=1", "data.dev=null", "data.test=null",
                         f"trainer.distill_from={teacher_path}", "trainer.distill_heads=true")  # fmt: skip

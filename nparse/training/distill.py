@@ -78,6 +78,9 @@ class Teacher:
         # trainer.distill_heads: id(example) -> it and its head distributions (``head_targets``)
         self.kept_heads: dict[int, tuple[Example, dict[str, torch.Tensor]]] = {}
         self.orders: dict[str, torch.Tensor | None] | None = None  # the teacher's columns in the student's order
+        self.fresh_heads: dict[int, tuple[Example, dict[str, torch.Tensor]]] = {}  # read with the last tables
+        # one model as an ensemble of one for the heads: the same calls, its own scores unchanged
+        self.net = self.model if isinstance(self.model, EnsembleModel) else EnsembleModel([self.model], [1.0])
         log.info(
             "distilling from %s (temperature %s)",
             ", ".join(map(str, paths)),
@@ -86,8 +89,14 @@ class Teacher:
 
     @torch.no_grad()
     def encode(self, examples: list[Example]) -> torch.Tensor:
-        """The teacher's first-layer table of the sentences (read with its vocabularies)."""
-        _, table = self.model.encode(collate([encode(e.sent, self.model.vocabs) for e in examples]))
+        """The teacher's first-layer table of the sentences (read with its vocabularies); once
+        the heads are taught (``teach_heads``), their distributions from the same encoder call
+        too, for ``head_targets`` of this batch."""
+        if self.orders is None:
+            _, table = self.model.encode(collate([encode(e.sent, self.model.vocabs) for e in examples]))
+        else:
+            vectors, table = self.net.encode(collate([encode(e.sent, self.net.vocabs) for e in examples]))
+            self.fresh_heads = {id(e): (e, t) for e, t in zip(examples, self._heads_from(vectors, examples))}
         assert table is not None
         return table
 
@@ -156,37 +165,50 @@ class Teacher:
                 )
         return names
 
+    def teach_heads(self, student: ParserModel) -> None:
+        """Teach the student's heads from now on (``head_names``), their columns in its order."""
+        if self.orders is None:
+            first = self.model.members[0]
+            orders = {}
+            for name in self.head_names(student):
+                mine, theirs = getattr(student.vocabs, name), getattr(first.vocabs, name)
+                orders[name] = None if mine.itos == theirs.itos else column_order(mine, theirs)
+            self.orders = orders
+
     @torch.no_grad()
     def head_targets(self, batch: Batch, student: ParserModel) -> dict[str, torch.Tensor]:
         """The teacher's log-probabilities, columns in the student's order: "labels" for the
         batch's gold arcs in ``label_loss``'s order, each tagger head for the real words (the
-        root left out) in the order of the batch's sentences."""
-        if self.orders is None:
-            first = self.model.members[0]
-            self.orders = {}
-            for name in self.head_names(student):
-                mine, theirs = getattr(student.vocabs, name), getattr(first.vocabs, name)
-                self.orders[name] = None if mine.itos == theirs.itos else column_order(mine, theirs)
+        root left out) in the order of the batch's sentences. Sentences whose tables were just
+        read (``encode``) have them already."""
+        self.teach_heads(student)
+        assert self.orders is not None
         got = {
             id(e): kept[1] for e in batch.examples if (kept := self.kept_heads.get(id(e))) is not None and kept[0] is e
         }
         missing = [e for e in batch.examples if id(e) not in got]
-        if missing:
-            for e, targets in zip(missing, self._heads_of(missing)):
-                got[id(e)] = targets
-                size = sum(t.nbytes for t in targets.values())
-                if self.kept_bytes + size <= self.cache_bytes:
-                    self.kept_heads[id(e)] = (e, targets)
-                    self.kept_bytes += size
+        unread = [e for e in missing if (fresh := self.fresh_heads.get(id(e))) is None or fresh[0] is not e]
+        computed = dict(zip(map(id, unread), self._heads_of(unread))) if unread else {}
+        for e in missing:
+            targets = computed[id(e)] if id(e) in computed else self.fresh_heads[id(e)][1]
+            got[id(e)] = targets
+            size = sum(t.nbytes for t in targets.values())
+            if self.kept_bytes + size <= self.cache_bytes:
+                self.kept_heads[id(e)] = (e, targets)
+                self.kept_bytes += size
+        self.fresh_heads = {}
         return {name: torch.cat([got[id(e)][name] for e in batch.examples]) for name in self.orders}
 
     def _heads_of(self, examples: list[Example]) -> list[dict[str, torch.Tensor]]:
-        """Each sentence's head distributions (``head_targets``), from one encoder call and one
-        call of each head for all the sentences."""
+        """Each sentence's head distributions (``head_targets``) from one encoder call."""
+        vectors, _ = self.net.encode(collate([encode(e.sent, self.net.vocabs) for e in examples]), with_table=False)
+        return self._heads_from(vectors, examples)
+
+    def _heads_from(self, vectors: list[torch.Tensor], examples: list[Example]) -> list[dict[str, torch.Tensor]]:
+        """Each sentence's head distributions from the members' vectors, one call of each head
+        for all the sentences."""
         assert self.orders is not None
-        # one model as an ensemble of one: the same calls, its own scores unchanged
-        net = self.model if isinstance(self.model, EnsembleModel) else EnsembleModel([self.model], [1.0])
-        vectors, _ = net.encode(collate([encode(e.sent, net.vocabs) for e in examples]), with_table=False)
+        net = self.net
         width = max(len(e.words) for e in examples)
         words, heads, deps = arc_rows(examples, width)
         flat = [v.reshape(-1, v.shape[-1]) for v in vectors]

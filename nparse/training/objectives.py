@@ -112,6 +112,9 @@ class Greedy(Objective):
             return loss, steps
 
     def batch_loss(self, model: ParserModel, batch: Batch) -> tuple[torch.Tensor, dict[str, float], Counter]:
+        if self.distill_heads:  # before the teacher reads the batch: one encoder call gives tables and heads
+            assert self.teacher is not None
+            self.teacher.teach_heads(model)
         vectors, table = model.encode(batch)
         assert table is not None
         transition, steps = self.transition_loss(model, batch, table)
