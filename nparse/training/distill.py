@@ -150,13 +150,11 @@ class Teacher:
             if student.options.feats_factored:
                 raise ValueError("trainer.distill_heads: not with model.feats_factored (one softmax per feature)")
             names += list(ANALYSIS)
-        teacher = self.model
+        teacher, first = self.model, self.model.members[0]
         for name in names:
-            lacks = (name == "upos" and teacher.tagger is None) or (name in ANALYSIS and teacher.analyser is None)
-            first = teacher.members[0]
-            if not lacks and name in ANALYSIS and first.options.feats_factored:
-                lacks = True
-            if lacks:
+            if (name == "upos" and teacher.tagger is None) or (
+                name in ANALYSIS and (teacher.analyser is None or first.options.feats_factored)
+            ):
                 raise ValueError(f"trainer.distill_heads: the teacher has no {name} head of the student's kind")
             mine, theirs = getattr(student.vocabs, name), getattr(first.vocabs, name)
             if mine.itos != theirs.itos and column_order(mine, theirs) is None:
