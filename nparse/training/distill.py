@@ -87,15 +87,19 @@ class Teacher:
             ", ".join(f"{t:.3f}" for t in temperatures),
         )
 
+    def _batch(self, examples: list[Example]) -> Batch:
+        """The sentences read with the teacher's vocabularies (its first member's, for an ensemble)."""
+        return collate([encode(e.sent, self.model.vocabs) for e in examples])
+
     @torch.no_grad()
     def encode(self, examples: list[Example]) -> torch.Tensor:
         """The teacher's first-layer table of the sentences (read with its vocabularies); once
         the heads are taught (``teach_heads``), their distributions from the same encoder call
         too, for ``head_targets`` of this batch."""
         if self.orders is None:
-            _, table = self.model.encode(collate([encode(e.sent, self.model.vocabs) for e in examples]))
+            _, table = self.model.encode(self._batch(examples))
         else:
-            vectors, table = self.net.encode(collate([encode(e.sent, self.net.vocabs) for e in examples]))
+            vectors, table = self.net.encode(self._batch(examples))
             self.fresh_heads = {id(e): (e, t) for e, t in zip(examples, self._heads_from(vectors, examples))}
         assert table is not None
         return table
@@ -199,7 +203,7 @@ class Teacher:
 
     def _heads_of(self, examples: list[Example]) -> list[dict[str, torch.Tensor]]:
         """Each sentence's head distributions (``head_targets``) from one encoder call."""
-        vectors, _ = self.net.encode(collate([encode(e.sent, self.net.vocabs) for e in examples]), with_table=False)
+        vectors, _ = self.net.encode(self._batch(examples), with_table=False)
         return self._heads_from(vectors, examples)
 
     def _heads_from(self, vectors: list[torch.Tensor], examples: list[Example]) -> list[dict[str, torch.Tensor]]:
