@@ -18,7 +18,7 @@ from typing import Any
 
 from omegaconf import OmegaConf
 
-from nparse.eval.scores import Scores, score
+from nparse.eval.scores import Scores, score, universal
 from nparse.io.conllu import Sentence, read_conllu
 from nparse.paths import CONF_DIR, PROJECT_ROOT, resolve_path
 
@@ -28,6 +28,12 @@ SPLITS = ("dev", "test")
 # Where our development machines keep the UD treebanks other than the bundled EWT (el_gdt,
 # hu_szeged): the studies name it as data.ud_root unless UD_ROOT or an override says otherwise.
 OUR_UD = os.environ.get("UD_ROOT", "../shared/data/ud")
+
+
+def attached(pred: Sentence, gold: Sentence, i: int) -> bool:
+    """Whether word ``i`` of ``pred`` counts for LAS as CoNLL 2018 counts it on gold tokens: the
+    gold head and the gold universal relation."""
+    return pred.heads[i] == gold.heads[i] and universal(pred.deprels[i]) == universal(gold.deprels[i])
 
 
 def with_ud_root(overrides: list[str] | tuple[str, ...]) -> list[str]:

@@ -16,9 +16,8 @@ import argparse
 from collections import Counter
 from pathlib import Path
 
-from common import split_path, treebank
+from common import attached, split_path, treebank
 
-from nparse.eval.scores import universal
 from nparse.io.conllu import read_conllu
 
 GROUPS = (
@@ -47,7 +46,7 @@ def count(test: list, predicted: Path, gold: Path, seen: set[str], data: str) ->
                 head = h == 0 or p.upos[h] == g.upos[h]
                 context = "both_ok" if own and head else ("head_err" if own else "own_err")
                 for c, pred in ((ours, p), (theirs, q)):
-                    right = pred.heads[i] == h and universal(pred.deprels[i]) == universal(g.deprels[i])
+                    right = attached(pred, g, i)
                     for group in ("all", "seen" if g.forms[i] in seen else "unseen", context):
                         c[(group, "n")] += 1
                         c[(group, "las")] += right

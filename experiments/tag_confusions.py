@@ -16,15 +16,9 @@ import argparse
 from collections import Counter
 from pathlib import Path
 
-from common import split_path, treebank
+from common import attached, split_path, treebank
 
-from nparse.eval.scores import universal
-from nparse.io.conllu import Sentence, read_conllu
-
-
-def right(pred: Sentence, gold: Sentence, i: int) -> bool:
-    """Whether word ``i`` has the gold head and the gold universal relation."""
-    return pred.heads[i] == gold.heads[i] and universal(pred.deprels[i]) == universal(gold.deprels[i])
+from nparse.io.conllu import read_conllu
 
 
 def main() -> None:
@@ -60,18 +54,20 @@ def main() -> None:
                     groups = ["UPOS wrong", "/".join(sorted((g.upos[i], p.upos[i])))]
                 for group in groups:
                     n[group] += 1
-                    ours[group] += right(p, g, i)
+                    ours[group] += attached(p, g, i)
                     if q is not None:
-                        theirs[group] += right(q, g, i)
+                        theirs[group] += attached(q, g, i)
     if not seeds:
         raise SystemExit("no seed with test.pred.conllu in both arms")
-    words = n["UPOS right"] + n["UPOS wrong"]
+    words, errors = n["UPOS right"] + n["UPOS wrong"], n["UPOS wrong"]
+    unseen, unseen_errors = n["unseen words"], n["errors on unseen words"]
+    seen_upos = 100 - 100 * (errors - unseen_errors) / (words - unseen)
+    unseen_upos = 100 - 100 * unseen_errors / unseen
     print(
         f"{args.data} test, {seeds} seeds: UPOS {100 * n['UPOS right'] / words:.2f}; "
-        f"{100 * n['unseen words'] / words:.1f}% of the words are unseen in training and carry "
-        f"{100 * n['errors on unseen words'] / n['UPOS wrong']:.1f}% of the UPOS errors "
-        f"(UPOS {100 - 100 * (n['UPOS wrong'] - n['errors on unseen words']) / (words - n['unseen words']):.2f} "
-        f"on seen words, {100 - 100 * n['errors on unseen words'] / n['unseen words']:.2f} on unseen ones)"
+        f"{100 * unseen / words:.1f}% of the words are unseen in training and carry "
+        f"{100 * unseen_errors / errors:.1f}% of the UPOS errors "
+        f"(UPOS {seen_upos:.2f} on seen words, {unseen_upos:.2f} on unseen ones)"
     )
     print(
         "| gold/predicted UPOS | words per seed | share of the errors | LAS, predicting | LAS, gold UPOS | LAS points lost to gold UPOS |"
@@ -79,7 +75,7 @@ def main() -> None:
     print("|---|---|---|---|---|---|")
     pairs = sorted((k for k in n if "/" in k), key=lambda k: -n[k])[: args.top]
     for group in ["UPOS right", "UPOS wrong", *pairs]:
-        share = f"{100 * n[group] / n['UPOS wrong']:.1f}%" if group != "UPOS right" else ""
+        share = f"{100 * n[group] / errors:.1f}%" if group != "UPOS right" else ""
         mine = 100 * ours[group] / n[group]
         if args.gold:
             gold_las = 100 * theirs[group] / n[group]
