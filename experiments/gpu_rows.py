@@ -69,9 +69,12 @@ def machine() -> str:
 
     package = Path(nparse.__file__).parent
     git = ["git", "-C", str(PROJECT_ROOT)]
-    commit = subprocess.run([*git, "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
-    changed = subprocess.run([*git, "status", "--porcelain", "nparse"], capture_output=True, text=True).stdout.strip()
-    code = f"{commit or 'commit unknown'}{' with uncommitted changes' if changed else ''}, from {package}"
+    try:  # a lent GPU machine may have no git, and the copied tree no .git: the commit is then unknown
+        commit = subprocess.run([*git, "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
+        changed = subprocess.run([*git, "status", "--porcelain", "nparse"], capture_output=True, text=True).stdout
+    except OSError:
+        commit, changed = "", ""
+    code = f"{commit or 'commit unknown'}{' with uncommitted changes' if changed.strip() else ''}, from {package}"
     return (f"{gpu}; CPU {cpu}; torch {torch.__version__}, CUDA {torch.version.cuda}, "
             f"Python {platform.python_version()}; nparse {code}")  # fmt: skip
 
