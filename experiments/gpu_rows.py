@@ -1,6 +1,8 @@
 """The GPU rows: greedy and global training epochs, parsing, and CUDA-against-CPU bytes, in one command.
 
     python experiments/gpu_rows.py --out $OUT          # on a lent GPU machine, about 6 minutes
+    python experiments/gpu_rows.py --exp 2planar_dynamic_ud --overrides model.segmenter=false --out $OUT
+                                                       # the full UD analysis (tags, features, lemmas)
     python experiments/gpu_rows.py --device cpu --train-sentences 300 --global-sentences 100 \\
         --arms fp32/32 --out /tmp/rows    # the same rows on the CPU, small: a check of the script
 
@@ -48,12 +50,14 @@ from typing import Any
 import torch
 from common import split_path, split_sentences, treebank, with_ud_root
 from hydra import compose, initialize_config_dir
-from udpipe_compare import las, nparse_parse
+from udpipe_compare import nparse_parse
 
 from nparse import checkpoint
 from nparse import config_schema  # noqa: F401  (registers the config schemas)
 from nparse.api import Parser
 from nparse.config import Config
+from nparse.eval.aligned import aligned_scores
+from nparse.io.conllu import read_conllu
 from nparse.paths import CONF_DIR, PROJECT_ROOT
 from nparse.training.trainer import Trainer
 
@@ -139,7 +143,7 @@ class Report:
 
 def trainer_for(args, exp: str, tmp: Path, sentences: int, *extra: str) -> Trainer:
     overrides = [f"+exp={exp}", f"data={args.data}", f"trainer.device={args.device}", "trainer.seed=1",
-                 "trainer.log_every=1000000", f"trainer.threads={args.threads}", *extra]  # fmt: skip
+                 "trainer.log_every=1000000", f"trainer.threads={args.threads}", *args.overrides, *extra]  # fmt: skip
     if sentences:
         overrides.append(f"data.max_train_sentences={sentences}")
     with initialize_config_dir(config_dir=str(CONF_DIR), version_base="1.3"):
@@ -258,18 +262,26 @@ def parse_rows(args, report: Report, model: Path) -> None:
                 best[(name, beam)] = min(best.get((name, beam), done), done, key=lambda r: r[1])
     report(f"\nParsing {args.data} test ({n_sents} sentences, {n_words} words) with the first arm's model, "
            f"read, parsed and written, best of {args.repeats} (the CPU: once, {args.cpu_threads} threads):\n")  # fmt: skip
-    report("| device, precision | beam | sentences/s | tokens/s | test LAS | bytes as the CPU's fp32 parse |")
-    report("|---|---|---|---|---|---|")
+    report("| device, precision | beam | sentences/s | tokens/s | test LAS | UPOS | UFeats | Lemmas | MLAS "
+           "| bytes as the CPU's fp32 parse |")  # fmt: skip
+    report("|---|---|---|---|---|---|---|---|---|---|")
     for (name, beam), (out, seconds) in best.items():
         reference = best.get(("cpu fp32", beam))
         same = "-" if reference is None or name == "cpu fp32" else differing(out, reference[0])
+        scores = aligned_scores(gold, read_conllu(io.StringIO(out)))
+        metrics = {m: scores[m].f1 for m in TABLE_METRICS}  # a model without the analysis: 0 beside LAS
         report.row(part="parse", parser=name, beam=beam, seconds=seconds, tokens_per_s=n_words / seconds,
-                   las=las(gold, out), same_bytes=same)  # fmt: skip
+                   same_bytes=same, **metrics)  # fmt: skip
         report(
-            f"| {name} | {beam} | {n_sents / seconds:,.0f} | {n_words / seconds:,.0f} | {las(gold, out):.2f} | {same} |"
+            f"| {name} | {beam} | {n_sents / seconds:,.0f} | {n_words / seconds:,.0f} | "
+            + " | ".join(f"{metrics[m]:.2f}" for m in TABLE_METRICS)
+            + f" | {same} |"
         )
     if torch.cuda.is_available():
         report(f"\npeak GPU memory while parsing: {torch.cuda.max_memory_allocated() / 2**20:,.0f} MiB")
+
+
+TABLE_METRICS = ("las", "upos", "ufeats", "lemmas", "mlas")  # CoNLL 2018, on gold tokens
 
 
 def differing(out: str, reference: str) -> str:
@@ -342,6 +354,12 @@ def main() -> None:
         nargs="+",
         default=["fp32/32", "bf16/32", "bf16/128", "bf16/128/0.002"],
         help="PRECISION/BATCH[/LR] per greedy arm; the first arm's model is parsed and fine-tuned",
+    )
+    ap.add_argument(
+        "--overrides",
+        nargs="*",
+        default=[],
+        help="Hydra overrides for every trainer (before the arm's), e.g. model.segmenter=false for a _ud preset",
     )
     ap.add_argument("--epochs", type=int, default=2)
     ap.add_argument("--train-sentences", type=int, default=0, help="first N training sentences (0: all)")
