@@ -4,7 +4,8 @@
     python experiments/gpu_rows.py --exp 2planar_dynamic_ud --overrides model.segmenter=false --out $OUT
                                                        # the full UD analysis (tags, features, lemmas)
     python experiments/gpu_rows.py --device cpu --train-sentences 300 --global-sentences 100 \\
-        --arms fp32/32 --out /tmp/rows    # the same rows on the CPU, small: a check of the script
+        --parse-sentences 200 --arms fp32/32 --out /tmp/rows    # the same rows on the CPU, small: a
+                                                                  # check of the script (tests/test_tools.py)
 
 Every part runs under its own guard (a failure prints its traceback and the other rows are still
 measured: a GPU is lent for minutes) and every row is written to ``--out`` as soon as it is known
@@ -240,6 +241,8 @@ def sync_rows(args, report: Report) -> None:
 def parse_rows(args, report: Report, model: Path) -> None:
     gold = split_sentences(treebank(args.data), "test")
     text = split_path(treebank(args.data), "test").read_text(encoding="utf-8")
+    if args.parse_sentences:  # the first N sentences (a check of the script on a CPU)
+        gold, text = gold[: args.parse_sentences], "\n\n".join(text.split("\n\n")[: args.parse_sentences]) + "\n\n"
     n_sents, n_words = len(gold), sum(len(s) for s in gold)
     parsers = {f"{args.device} {p}": Parser.load(model, args.device, precision=p) for p in args.precisions}
     parsers["cpu fp32"] = Parser.load(model, "cpu", threads=args.cpu_threads, precision="fp32")
@@ -369,6 +372,7 @@ def main() -> None:
     ap.add_argument("--precisions", nargs="+", default=["fp32", "bf16"], help="of the GPU parses")
     ap.add_argument("--beam", type=int, default=8)
     ap.add_argument("--repeats", type=int, default=2)
+    ap.add_argument("--parse-sentences", type=int, default=0, help="parse the first N test sentences (0: all)")
     ap.add_argument("--threads", type=int, default=0, help="trainer.threads (0: the machine's choice)")
     ap.add_argument("--cpu-threads", type=int, default=8, help="threads of the CPU reference parse")
     ap.add_argument("--model", type=Path, help="parse this checkpoint instead of the first arm's model")

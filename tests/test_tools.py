@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 
@@ -74,3 +75,27 @@ def test_run_stats_averages_epochs_over_seeds(tmp_path):
     row = proc.stdout.strip().splitlines()[-1]
     # mean seconds 5.0 over 4 epochs, updates (0.5, 0.5, 1, 1) -> 0.75, no end_reached, 10 s per run
     assert row == "| arm | hu_szeged | 4 | 5.000 | 0.750 | - | 10.000 |"
+
+
+def test_gpu_rows_measures_every_part_of_the_full_analysis_on_a_cpu(tmp_path):
+    """The script a lent GPU machine runs (for minutes, so a broken part costs scarce time), tried
+    as the docs say on a CPU, small: every part writes its rows, the analysis columns come out of
+    the parse, and no part fails."""
+    out = tmp_path / "rows"
+    cmd = [sys.executable, "experiments/gpu_rows.py", "--device", "cpu", "--exp", "2planar_dynamic_ud",
+           "--overrides", "model.segmenter=false", "--arms", "fp32/32", "--epochs", "1",
+           "--train-sentences", "40", "--global-sentences", "10", "--profile-sentences", "20",
+           "--parse-sentences", "20", "--precisions", "bf16", "--beam", "2", "--repeats", "1",
+           "--threads", "1", "--cpu-threads", "1", "--out", str(out)]  # fmt: skip
+    env = {**os.environ, "UD_ROOT": "data/ud"}  # the bundled EWT: no other treebank is needed
+    proc = subprocess.run(cmd, cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=300, env=env)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    report = (out / "rows.md").read_text()
+    assert "FAILED" not in report, report
+    assert "cProfile of greedy epoch 2" in report and "Host synchronisations: not measured (no GPU)" in report
+    rows = json.loads((out / "rows.json").read_text())
+    assert {r["part"] for r in rows} == {"greedy", "parse", "global"}
+    parses = {(r["parser"], r["beam"]): r for r in rows if r["part"] == "parse"}
+    assert set(parses) == {("cpu bf16", 1), ("cpu bf16", 2), ("cpu fp32", 1), ("cpu fp32", 2)}
+    assert all(r["upos"] > 0 and r["lemmas"] > 0 for r in parses.values())  # the analysis was written
+    assert parses[("cpu fp32", 1)]["same_bytes"] == "-"
