@@ -238,16 +238,21 @@ def sync_rows(args, report: Report) -> None:
         report(f"- {place}: {n}")
 
 
+def first_sentences(text: str, n: int) -> str:
+    """The first ``n`` sentences of a CoNLL-U text (blocks between blank lines)."""
+    return "\n\n".join(text.split("\n\n", n)[:n]) + "\n\n"
+
+
 def parse_rows(args, report: Report, model: Path) -> None:
     gold = split_sentences(treebank(args.data), "test")
     text = split_path(treebank(args.data), "test").read_text(encoding="utf-8")
     if args.parse_sentences:  # the first N sentences (a check of the script on a CPU)
-        gold, text = gold[: args.parse_sentences], "\n\n".join(text.split("\n\n")[: args.parse_sentences]) + "\n\n"
+        gold, text = gold[: args.parse_sentences], first_sentences(text, args.parse_sentences)
     n_sents, n_words = len(gold), sum(len(s) for s in gold)
     parsers = {f"{args.device} {p}": Parser.load(model, args.device, precision=p) for p in args.precisions}
     parsers["cpu fp32"] = Parser.load(model, "cpu", threads=args.cpu_threads, precision="fp32")
     gc.freeze()  # as nparse-parse does once the model is loaded
-    head = "\n\n".join(text.split("\n\n", 200)[:200]) + "\n\n"
+    head = first_sentences(text, 200)
     for parser in parsers.values():
         for beam in (1, args.beam):
             nparse_parse(parser, head, None, beam)  # warm-up
