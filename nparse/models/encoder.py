@@ -23,6 +23,7 @@ from torch.nn.utils.rnn import PackedSequence, pack_padded_sequence, pad_packed_
 from ..io.data import Batch, Vocabs, padded, padded_flat
 from ..io.vocab import ROOT, UNK, normalize
 from .shapes import bf16_cpu_inference, bucket
+from .suffixes import SuffixEmbedding
 
 log = logging.getLogger(__name__)
 
@@ -377,6 +378,9 @@ class Encoder(nn.Module):
         char_kind: str = "lstm",
         char_max: int = 50,
         char_cache: int = 100_000,
+        suffix_dim: int = 0,
+        suffix_len: int = 4,
+        suffix_buckets: int = 16384,
         lstm_dim: int = 125,
         lstm_layers: int = 2,
         lstm_dropout: float = 0.0,
@@ -408,7 +412,9 @@ class Encoder(nn.Module):
         )
         self.char_max = char_max
         self.char_cache = CharCache(char_cache) if self.chars is not None and char_cache > 0 else None
+        self.suffixes = SuffixEmbedding(suffix_dim, suffix_len, suffix_buckets) if suffix_dim else None
         in_dim = word_dim + upos_dim + xpos_dim + feats_dim + (self.chars.out_dim if self.chars else 0)
+        in_dim += self.suffixes.out_dim if self.suffixes else 0
         if not 0 <= tag_layer <= lstm_layers:
             raise ValueError(
                 f"model.tag_layer={tag_layer}: a layer from 1 to model.lstm_layers={lstm_layers}, or 0 (the top)"
@@ -469,27 +475,17 @@ class Encoder(nn.Module):
 
     def _char_vectors(self, batch: Batch, device: torch.device, compact: bool = False) -> torch.Tensor:
         assert self.chars is not None
-        uniq = {f: k for k, f in enumerate(dict.fromkeys(chain.from_iterable(batch.forms)))}
-        lengths = np.fromiter(map(len, batch.forms), dtype=np.int64, count=len(batch.forms))
-        positions = np.fromiter(
-            map(uniq.__getitem__, chain.from_iterable(batch.forms)), dtype=np.int64, count=int(lengths.sum())
-        )
-        # The root token is one special character; an empty form is one unknown character.
-        # A word longer than char_max is read by its first and last char_max / 2 characters, so
-        # that time and memory stay bounded by the batch (a 1 MB "word" is 50 characters here).
         chars = self.chars
 
         def compute(forms: list[str]) -> torch.Tensor:
             return self._char_compute(forms, device)
 
-        if self.char_cache is not None and not self.training and not torch.is_grad_enabled():
-            vectors = self.char_cache.vectors(list(uniq), list(chars.parameters()), compute)
-        else:
-            vectors = compute(list(uniq))
-        if compact:
-            return vectors[torch.from_numpy(positions).to(device)]
-        index = padded_flat(positions, lengths, batch.width).to(device)
-        return vectors[index]
+        def vectors(uniq: list[str]) -> torch.Tensor:
+            if self.char_cache is not None and not self.training and not torch.is_grad_enabled():
+                return self.char_cache.vectors(uniq, list(chars.parameters()), compute)
+            return compute(uniq)
+
+        return per_form(batch, vectors, device, compact)
 
     def forward(self, batch: Batch, compact: bool = False, feed: Callable | None = None) -> torch.Tensor:
         """[B, T, out_dim] vectors; position 0 of each row is the root token. ``feed`` maps the
@@ -517,6 +513,9 @@ class Encoder(nn.Module):
             parts.append(lookup(self.feats, batch.feats))
         if self.chars is not None:
             parts.append(self._char_vectors(batch, words.device, compact))
+        if self.suffixes is not None:
+            suffixes = self.suffixes
+            parts.append(per_form(batch, lambda uniq: suffixes(uniq, words.device), words.device, compact))
         x = dropout(torch.cat(parts, dim=-1), self.dropout.p, self.training)
         lengths = batch.lengths
         if compact and bf16_cpu_inference(x) and not self.training:
@@ -560,6 +559,22 @@ class Encoder(nn.Module):
         if packed:
             return top._replace(data=torch.cat([top.data, data], -1))
         return torch.cat([top, data], -1)
+
+
+def per_form(
+    batch: Batch, vectors: Callable[[list[str]], torch.Tensor], device: torch.device, compact: bool
+) -> torch.Tensor:
+    """[B, T, D] (``compact``: [N, D]) vectors of the batch's words from ``vectors`` of its
+    distinct forms, computed once each (the character model's and the suffixes' input)."""
+    uniq = {f: k for k, f in enumerate(dict.fromkeys(chain.from_iterable(batch.forms)))}
+    lengths = np.fromiter(map(len, batch.forms), dtype=np.int64, count=len(batch.forms))
+    positions = np.fromiter(
+        map(uniq.__getitem__, chain.from_iterable(batch.forms)), dtype=np.int64, count=int(lengths.sum())
+    )
+    out = vectors(list(uniq))
+    if compact:
+        return out[torch.from_numpy(positions).to(device)]
+    return out[padded_flat(positions, lengths, batch.width).to(device)]
 
 
 def padded_index(lengths: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
