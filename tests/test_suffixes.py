@@ -29,8 +29,12 @@ def test_suffix_rows_are_stable_case_blind_and_empty_past_the_word():
         == walked
         == [1 + __import__("zlib").crc32(f"{k}\x00{'walked'[-k:]}".encode()) % 999 for k in (1, 2, 3, 4)]
     )
+    assert emb.table.weight.abs().sum() == 0  # rows no training word reaches stay "no suffix"
+    with torch.no_grad():
+        emb.table.weight.normal_()
+        emb.table.weight[0] = 0.0
     vectors = emb(["walked", "ed"], torch.device("cpu"))
-    assert vectors.shape == (2, 12) and vectors[1, 6:].abs().sum() == 0
+    assert vectors.shape == (2, 12) and vectors[1, 6:].abs().sum() == 0 and vectors[0].abs().min() > 0
     with pytest.raises(ValueError, match="model.suffix_len=0"):
         SuffixEmbedding(dim=3, length=0, buckets=1000)
 
@@ -48,9 +52,28 @@ def test_the_encoder_reads_suffixes_padded_and_compact_alike_and_trains_them():
         compact = enc(batch, compact=True)
     real = batch.real_mask()
     torch.testing.assert_close(padded[real], compact, rtol=1e-5, atol=1e-6)
-    with torch.no_grad():  # the output depends on the suffix table
-        enc.suffixes.table.weight.add_(1.0)
+    with torch.no_grad():  # the output depends on the suffix table (which starts at zero)
+        enc.suffixes.table.weight.normal_()
         assert not torch.allclose(enc(batch, compact=True), compact)
     enc.train()
     enc(batch).sum().backward()
     assert enc.suffixes.table.weight.grad is not None and enc.suffixes.table.weight.grad.abs().sum() > 0
+
+
+def test_rare_suffixes_are_dropped_in_training_as_rare_words_are_and_never_in_evaluation():
+    """A suffix row is dropped with probability alpha / (alpha + its training count): a rare
+    word's whole-word row hid from word dropout no more."""
+    emb = SuffixEmbedding(dim=2, length=3, buckets=4096)
+    emb.set_dropout(["walked", "talked", "zq"], [30, 10, 1], alpha=0.25)
+    ed, zq = emb.ids("walked")[1], emb.ids("zq")[1]
+    assert emb.drop_prob[ed] == pytest.approx(0.25 / 40.25)  # "ed" counted in both words
+    assert emb.drop_prob[zq] == pytest.approx(0.25 / 1.25)
+    assert emb.drop_prob[0] == 0
+    with torch.no_grad():
+        emb.table.weight[1:] = 1.0  # the table starts at zero (rows no training word reaches stay so)
+    torch.manual_seed(0)
+    emb.train()
+    hidden = torch.stack([emb(["zq"], torch.device("cpu"))[0, 2:4].abs().sum() == 0 for _ in range(2000)])
+    assert 0.15 < hidden.float().mean() < 0.25
+    emb.eval()
+    assert all(emb(["zq"], torch.device("cpu"))[0, 2:4].abs().sum() > 0 for _ in range(50))

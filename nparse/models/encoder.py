@@ -444,6 +444,11 @@ class Encoder(nn.Module):
         drop = word_dropout / (word_dropout + counts) if word_dropout > 0 else torch.zeros_like(counts)
         drop[:3] = 0.0  # never drop padding, unknown or root
         self.register_buffer("drop_prob", drop, persistent=False)
+        if self.suffixes is not None:
+            kept = [
+                (w, c) for w, c in zip(vocabs.words.itos, vocabs.words.counts) if not (w[:1] == "<" and w[-1:] == ">")
+            ]
+            self.suffixes.set_dropout([w for w, _ in kept], [c for _, c in kept], word_dropout)
 
     def _char_compute(self, forms: list[str], device: torch.device) -> torch.Tensor:
         """Character-BiLSTM vectors of distinct forms. The root token is one special character;

@@ -5,6 +5,12 @@ their UPOS and FEATS are mostly written in their endings. The character BiLSTM r
 endings too, but through its final states; an embedding per ending is a direct, cheap feature
 (spaCy's tagger embeds the suffix beside the norm). Hashing (CRC-32, stable across runs and
 machines, unlike Python's ``hash``) needs no vocabulary in the checkpoint.
+
+A suffix row is dropped in training as Kiperwasser & Goldberg drop a word: with probability
+alpha / (alpha + count), its count taken over the training words. Without it, a short rare
+word's whole-word "suffix" gave the model the word back after word dropout had hidden it: on
+hu_szeged (3 seeds) training loss fell faster, two seeds stopped by patience 40 epochs early,
+and LAS lost 0.46 (docs/experiments/ud-analysis.md).
 """
 
 from __future__ import annotations
@@ -29,8 +35,22 @@ class SuffixEmbedding(nn.Module):
             raise ValueError(f"model.suffix_len={length} and model.suffix_buckets={buckets}: need at least 1 and 2")
         self.length, self.buckets = length, buckets
         self.table = nn.Embedding(buckets, dim, padding_idx=0)
+        # zeros: a row no training word reaches stays "no suffix" instead of a random vector
+        # the network never saw (the gradient of a row does not depend on its value)
+        nn.init.zeros_(self.table.weight)
         self.out_dim = length * dim
         self._ids: dict[str, list[int]] = {}
+        self.register_buffer("drop_prob", torch.zeros(buckets), persistent=False)
+
+    def set_dropout(self, words: list[str], counts: list[int], alpha: float) -> None:
+        """Drop each row in training with probability alpha / (alpha + count), its count the
+        training ``counts`` of the ``words`` whose suffix it is (row 0 never)."""
+        totals = torch.zeros(self.buckets)
+        rows = torch.tensor([self.ids(w) for w in words], dtype=torch.long).reshape(len(words), self.length)
+        totals.index_add_(0, rows.flatten(), torch.tensor(counts, dtype=torch.float).repeat_interleave(self.length))
+        drop = alpha / (alpha + totals) if alpha > 0 else torch.zeros_like(totals)
+        drop[0] = 0.0
+        self.drop_prob.copy_(drop)
 
     def ids(self, form: str) -> list[int]:
         """The table rows of ``form``'s suffixes (row 0, a zero vector, where there is none)."""
@@ -51,7 +71,10 @@ class SuffixEmbedding(nn.Module):
         index = torch.from_numpy(
             np.array([self.ids(f) for f in forms], dtype=np.int64).reshape(len(forms), self.length)
         )
-        return self.table(index.to(device)).flatten(1)
+        index = index.to(device)
+        if self.training:
+            index = index.masked_fill(torch.rand(index.shape, device=device) < self.drop_prob[index], 0)
+        return self.table(index).flatten(1)
 
 
 # Forms whose rows ``SuffixEmbedding`` keeps between batches (EWT train has 20k distinct forms).
