@@ -10,6 +10,7 @@ import torch
 from torch.nn import functional as F
 
 from nparse import parse as parse_cli
+from nparse.checkpoint import load, model_from_state
 from nparse.evaluate import main as eval_main
 from nparse.io.conllu import CoNLLUError, build_sentence, read_conllu, read_text
 from nparse.io.data import Vocabs, collate, encode, lemma_rules
@@ -126,13 +127,20 @@ def test_gold_feats_are_an_input_option():
 def test_the_ud_preset_writes_every_column_and_scores_them(tmp_path, capsys):
     """One short run of +exp=archybrid_dynamic_ud (segmenter off, for time) parses untagged
     CoNLL-U into complete CoNLL-U: UPOS, XPOS, FEATS and lemmas predicted (no '_' left where the
-    training file has values), and nparse-eval scores every column against the gold file."""
+    training file has values), and nparse-eval scores every column against the gold file. With
+    model.suffix_dim (off in the preset; here so that one run checks it too): the checkpoint
+    keeps the trained suffix table and the loaded model reads it."""
     run = tmp_path / "run"
     gold = tmp_path / "gold.conllu"
     gold.write_text("".join(c + "\n\n" for c in EWT_DEV.read_text(encoding="utf-8").split("\n\n")[:40] if c.strip()),
                     encoding="utf-8")  # fmt: skip
     run_train(run, "+exp=archybrid_dynamic_ud", "model.segmenter=false", "data.max_train_sentences=300",
-              "trainer.epochs=1", "trainer.final_decay=1", f"data.dev={gold}", "data.test=null", "trainer.threads=1")  # fmt: skip
+              "trainer.epochs=1", "trainer.final_decay=1", f"data.dev={gold}", "data.test=null", "trainer.threads=1",
+              "model.suffix_dim=4")  # fmt: skip
+    state = load(run / "best.pt")
+    table = model_from_state(state, torch.device("cpu")).encoder.suffixes.table.weight
+    assert table.shape == (16384, 4) and table.abs().sum() > 0  # trained: the rows start at zero
+    torch.testing.assert_close(table, state["model"]["encoder.suffixes.table.weight"], rtol=0, atol=0)
     bare = tmp_path / "bare.conllu"
     lines = []
     for line in gold.read_text(encoding="utf-8").splitlines():

@@ -1,7 +1,7 @@
 """Kiperwasser & Goldberg (2016) BiLSTM encoder.
 
 Each token (the root is token 0) is the concatenation of a word embedding, a UPOS embedding
-and optionally an XPOS embedding, a character-BiLSTM vector and a pretrained vector; a
+and optionally an XPOS embedding, a character-BiLSTM vector, suffix embeddings and a pretrained vector; a
 multi-layer BiLSTM turns the sentence into one vector per token. During training a word is
 replaced by the unknown word with probability alpha / (alpha + count(word)).
 """
