@@ -31,6 +31,8 @@ class SuffixEmbedding(nn.Module):
     lowercased form's last k characters (a zero vector where the form is shorter, and for the
     root token)."""
 
+    drop_prob: torch.Tensor  # buffer
+
     def __init__(self, dim: int, length: int, buckets: int):
         super().__init__()
         if length < 1 or buckets < 2:
