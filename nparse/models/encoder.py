@@ -478,19 +478,20 @@ class Encoder(nn.Module):
 
         self.char_cache.fill(forms, list(self.chars.parameters()), compute)
 
-    def _char_vectors(self, batch: Batch, device: torch.device, compact: bool = False) -> torch.Tensor:
+    def _char_forms(self, uniq: list[str], device: torch.device) -> torch.Tensor:
+        """Character vectors of distinct forms, from the cache while parsing."""
         assert self.chars is not None
         chars = self.chars
 
         def compute(forms: list[str]) -> torch.Tensor:
             return self._char_compute(forms, device)
 
-        def vectors(uniq: list[str]) -> torch.Tensor:
-            if self.char_cache is not None and not self.training and not torch.is_grad_enabled():
-                return self.char_cache.vectors(uniq, list(chars.parameters()), compute)
-            return compute(uniq)
+        if self.char_cache is not None and not self.training and not torch.is_grad_enabled():
+            return self.char_cache.vectors(uniq, list(chars.parameters()), compute)
+        return compute(uniq)
 
-        return per_form(batch, vectors, device, compact)
+    def _char_vectors(self, batch: Batch, device: torch.device, compact: bool = False) -> torch.Tensor:
+        return per_form(batch, lambda uniq: self._char_forms(uniq, device), device, compact)
 
     def forward(self, batch: Batch, compact: bool = False, feed: Callable | None = None) -> torch.Tensor:
         """[B, T, out_dim] vectors; position 0 of each row is the root token. ``feed`` maps the
@@ -516,11 +517,18 @@ class Encoder(nn.Module):
         if self.feats is not None:
             assert batch.feats is not None  # encode() fills it for vocabularies with morphology
             parts.append(lookup(self.feats, batch.feats))
+        # the character model and the suffixes read the batch's distinct forms: one pass over them
+        by_form: list[Callable[[list[str]], torch.Tensor]] = []
         if self.chars is not None:
-            parts.append(self._char_vectors(batch, words.device, compact))
+            by_form.append(lambda uniq: self._char_forms(uniq, words.device))
         if self.suffixes is not None:
             suffixes = self.suffixes
-            parts.append(per_form(batch, lambda uniq: suffixes(uniq, words.device), words.device, compact))
+            by_form.append(lambda uniq: suffixes(uniq, words.device))
+        if len(by_form) == 1:
+            parts.append(per_form(batch, by_form[0], words.device, compact))
+        elif by_form:  # as torch.cat(parts) below would: bfloat16 character vectors promoted to float32
+            parts.append(per_form(batch, lambda uniq: torch.cat([f(uniq).float() for f in by_form], -1),
+                                  words.device, compact))  # fmt: skip
         x = dropout(torch.cat(parts, dim=-1), self.dropout.p, self.training)
         lengths = batch.lengths
         if compact and bf16_cpu_inference(x) and not self.training:
