@@ -445,9 +445,7 @@ class Encoder(nn.Module):
         drop[:3] = 0.0  # never drop padding, unknown or root
         self.register_buffer("drop_prob", drop, persistent=False)
         if self.suffixes is not None:
-            kept = [
-                (w, c) for w, c in zip(vocabs.words.itos, vocabs.words.counts) if not (w[:1] == "<" and w[-1:] == ">")
-            ]
+            kept = [(w, c) for w, c in zip(vocabs.words.itos, vocabs.words.counts) if not special(w)]
             self.suffixes.set_dropout([w for w, _ in kept], [c for _, c in kept], word_dropout)
 
     def _char_compute(self, forms: list[str], device: torch.device) -> torch.Tensor:
@@ -468,7 +466,7 @@ class Encoder(nn.Module):
         the current precision (call it under the model's autocast), for ``CharCache.fill``."""
         if self.char_cache is None or self.chars is None or self.char_cache.filled(list(self.chars.parameters())):
             return
-        words = [w for w in self.vocabs.words.itos if not (w.startswith("<") and w.endswith(">"))]
+        words = [w for w in self.vocabs.words.itos if not special(w)]
         forms = list(dict.fromkeys([ROOT, *(f for w in words for f in (w, w.capitalize(), w.upper()))]))
         forms.sort(key=len)  # even lengths per call: the packed BiLSTM runs fuller batches
         device = self.words.weight.device
@@ -572,6 +570,11 @@ class Encoder(nn.Module):
         if packed:
             return top._replace(data=torch.cat([top.data, data], -1))
         return torch.cat([top, data], -1)
+
+
+def special(word: str) -> bool:
+    """Whether a vocabulary entry is a special token (``<unk>``, ``<num>``, ...), not a word."""
+    return word.startswith("<") and word.endswith(">")
 
 
 def per_form(
