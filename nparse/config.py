@@ -57,6 +57,9 @@ class ModelConfig:
     suffix_dim: int = 0
     suffix_len: int = 4
     suffix_buckets: int = 16384
+    lexicon: Optional[str] = None
+    lexicon_dim: int = 0
+    lexicon_buckets: int = 16384
     lstm_dim: int = MISSING
     lstm_layers: int = MISSING
     lstm_dropout: float = MISSING
@@ -227,7 +230,7 @@ def oracle_config(values: Mapping[str, Any] | None) -> OracleConfig:
 ADDED_KEYS: dict[str, dict[str, Any]] = {
     "data": {"lang": None, "max_train_sentences": None, "projective_only": False, "treebank": None, "ud_root": None},
     "model": {
-        "char_kind": "lstm", "char_max": 50, "char_cache": 100_000, "suffix_dim": 0, "suffix_len": 4, "suffix_buckets": 16384, "tagger": False, "tagger_hidden": 100, "segmenter": False,
+        "char_kind": "lstm", "char_max": 50, "char_cache": 100_000, "suffix_dim": 0, "suffix_len": 4, "suffix_buckets": 16384, "lexicon": None, "lexicon_dim": 0, "lexicon_buckets": 16384, "tagger": False, "tagger_hidden": 100, "segmenter": False,
         "analysis": False, "tag_layer": 0, "tag_feed": 0, "parser_reads_tag_layer": False, "feats_factored": False, "feats_dim": 0, "lemma_max_added": 64,
         "segmenter_epochs": 20, "lowercase": True, "pretrained": None, "pretrained_max": 100_000,
         "completion": {"factors": [], "hidden": 100, "arc_loss": True},

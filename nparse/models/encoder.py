@@ -23,6 +23,7 @@ from torch.nn.utils.rnn import PackedSequence, pack_padded_sequence, pad_packed_
 from ..io.data import Batch, Vocabs, padded, padded_flat
 from ..io.vocab import ROOT, UNK, normalize
 from .shapes import bf16_cpu_inference, bucket
+from .lexicon import LexiconEmbedding
 from .suffixes import SuffixEmbedding
 
 log = logging.getLogger(__name__)
@@ -381,6 +382,9 @@ class Encoder(nn.Module):
         suffix_dim: int = 0,
         suffix_len: int = 4,
         suffix_buckets: int = 16384,
+        lexicon: str | None = None,
+        lexicon_dim: int = 0,
+        lexicon_buckets: int = 16384,
         lstm_dim: int = 125,
         lstm_layers: int = 2,
         lstm_dropout: float = 0.0,
@@ -415,6 +419,10 @@ class Encoder(nn.Module):
         self.suffixes = SuffixEmbedding(suffix_dim, suffix_len, suffix_buckets) if suffix_dim else None
         in_dim = word_dim + upos_dim + xpos_dim + feats_dim + (self.chars.out_dim if self.chars else 0)
         in_dim += self.suffixes.out_dim if self.suffixes else 0
+        if bool(lexicon) != bool(lexicon_dim):
+            raise ValueError(f"model.lexicon={lexicon} and model.lexicon_dim={lexicon_dim}: set both, or neither")
+        self.lexicon = LexiconEmbedding(lexicon, lexicon_dim, lexicon_buckets) if lexicon and lexicon_dim else None
+        in_dim += lexicon_dim if self.lexicon else 0
         if not 0 <= tag_layer <= lstm_layers:
             raise ValueError(
                 f"model.tag_layer={tag_layer}: a layer from 1 to model.lstm_layers={lstm_layers}, or 0 (the top)"
@@ -515,13 +523,16 @@ class Encoder(nn.Module):
         if self.feats is not None:
             assert batch.feats is not None  # encode() fills it for vocabularies with morphology
             parts.append(lookup(self.feats, batch.feats))
-        # the character model and the suffixes read the batch's distinct forms: one pass over them
+        # the character model, the suffixes and the lexicon read the batch's distinct forms: one pass
         by_form: list[Callable[[list[str]], torch.Tensor]] = []
         if self.chars is not None:
             by_form.append(lambda uniq: self._char_forms(uniq, words.device))
         if self.suffixes is not None:
             suffixes = self.suffixes
             by_form.append(lambda uniq: suffixes(uniq, words.device))
+        if self.lexicon is not None:
+            lexicon = self.lexicon
+            by_form.append(lambda uniq: lexicon(uniq, words.device))
         if len(by_form) == 1:
             parts.append(per_form(batch, by_form[0], words.device, compact))
         elif by_form:  # as torch.cat(parts) below would: bfloat16 character vectors promoted to float32

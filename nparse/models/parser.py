@@ -41,7 +41,7 @@ def fed_heads(options: ModelConfig) -> tuple[str, ...]:
 # Keys of the ``model`` config group that shape the network (the rest are read elsewhere).
 ENCODER_KEYS = (
     "word_dim", "upos_dim", "xpos_dim", "feats_dim", "char_dim", "char_hidden", "char_kind", "char_max", "char_cache",
-    "suffix_dim", "suffix_len", "suffix_buckets", "lstm_dim", "lstm_layers", "lstm_dropout", "dropout", "word_dropout", "tag_layer",
+    "suffix_dim", "suffix_len", "suffix_buckets", "lexicon", "lexicon_dim", "lexicon_buckets", "lstm_dim", "lstm_layers", "lstm_dropout", "dropout", "word_dropout", "tag_layer",
 )  # fmt: skip
 
 
