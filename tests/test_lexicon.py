@@ -43,7 +43,7 @@ def dictionary(tmp_path) -> str:
 
 
 def test_features_name_the_analyses_part_of_speech_flags_and_affixes(dictionary):
-    lex = HunspellLexicon(dictionary)
+    lex = HunspellLexicon.from_path(dictionary)
     assert lex.features("houses") == ["flag:S", "po:noun", "suffix:S:s"]
     # both analyses of an ambiguous form: the verb's and the noun's
     assert lex.features("walks") == ["flag:D", "flag:S", "po:noun", "po:vrb", "suffix:S:s"]
@@ -51,12 +51,12 @@ def test_features_name_the_analyses_part_of_speech_flags_and_affixes(dictionary)
     assert lex.features("House") == lex.features("house")  # a capitalised word falls back to lowercase
     assert lex.features("the") == ["po:det"]
     assert lex.features("zzyzx") == lex.features("") == [NONE]  # unknown, and nothing to read
-    assert HunspellLexicon(dictionary + ".dic").features("houses") == lex.features("houses")
+    assert HunspellLexicon.from_path(dictionary + ".dic").features("houses") == lex.features("houses")
 
 
 def test_a_missing_dictionary_is_a_clear_error(tmp_path, dictionary):
     with pytest.raises(FileNotFoundError, match=r"model.lexicon=.*nowhere.*missing .*nowhere.aff"):
-        HunspellLexicon(str(tmp_path / "nowhere"))
+        HunspellLexicon.from_path(str(tmp_path / "nowhere"))
     with pytest.raises(ValueError, match="model.lexicon=None and model.lexicon_dim=8: set both"):
         Encoder(Vocabs.build(read_conllu(EWT_DEV)[:5]), word_dim=4, upos_dim=0, lexicon_dim=8, lstm_dim=4)
 
@@ -94,3 +94,28 @@ def test_the_encoder_reads_the_lexicon_padded_and_compact_alike_and_trains_it(di
     enc.eval(), again.eval()
     with torch.no_grad():
         torch.testing.assert_close(again(batch, compact=True), enc(batch, compact=True))
+
+
+def test_a_checkpoint_carries_its_dictionary_and_parses_where_it_is_not_installed(dictionary, tmp_path):
+    sents = read_conllu(EWT_DEV)[:10]
+    vocabs = Vocabs.build(sents)
+    sizes = dict(word_dim=8, upos_dim=4, lexicon=dictionary, lexicon_dim=5, lstm_dim=8, lstm_layers=1)
+    enc = Encoder(vocabs, **sizes).eval()
+    batch = collate([encode(s, vocabs) for s in sents])
+    with torch.no_grad():
+        before = enc(batch, compact=True)
+    torch.save(enc.state_dict(), tmp_path / "enc.pt")
+    without = {k: v for k, v in enc.state_dict().items() if not k.endswith("_extra_state")}
+    older = Encoder(vocabs, **sizes).eval()  # a state without the dictionary reads model.lexicon's
+    older.load_state_dict(without)
+    with torch.no_grad():
+        torch.testing.assert_close(older(batch, compact=True), before)
+    for suffix in (".aff", ".dic"):
+        (tmp_path / f"toy{suffix}").unlink()
+    with pytest.raises(FileNotFoundError, match="model.lexicon=.*toy: no Hunspell dictionary"):
+        Encoder(vocabs, **sizes)(batch)  # no checkpoint, no files: the error names the key
+    again = Encoder(vocabs, **sizes).eval()
+    again.load_state_dict(torch.load(tmp_path / "enc.pt", weights_only=True))
+    assert again.lexicon is not None and again.lexicon.lexicon.features("houses") == ["flag:S", "po:noun", "suffix:S:s"]
+    with torch.no_grad():
+        torch.testing.assert_close(again(batch, compact=True), before)

@@ -11,6 +11,7 @@ Read with spylls, a pure-Python Hunspell (``pip install nparse[lexicon]``).
 
 from __future__ import annotations
 
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -35,19 +36,33 @@ def dictionary_files(path: str) -> tuple[Path, Path]:
     return aff, dic
 
 
+def read_dictionary(path: str) -> tuple[bytes, bytes]:
+    """The bytes of the ``.aff`` and ``.dic`` files of ``path``."""
+    aff, dic = dictionary_files(path)
+    return aff.read_bytes(), dic.read_bytes()
+
+
 class HunspellLexicon:
     """``features(form)``: the sorted, distinct feature strings of a form's analyses (at most
-    ``limit``), ``["<none>"]`` when the dictionary does not know it. Kept per form."""
+    ``limit``), ``["<none>"]`` when the dictionary does not know it. Kept per form. Built from
+    the dictionary's bytes, so that a checkpoint can carry them (``read_dictionary``)."""
 
-    def __init__(self, path: str, limit: int = 32, cache: int = 200_000):
-        aff, _ = dictionary_files(path)
+    def __init__(self, aff: bytes, dic: bytes, limit: int = 32, cache: int = 200_000):
         try:
             from spylls.hunspell import Dictionary  # type: ignore[import-untyped]
         except ImportError as e:
             raise ImportError("model.lexicon needs spylls: pip install nparse[lexicon]") from e
-        self.path, self.limit, self.cache = path, limit, cache
-        self.dictionary = Dictionary.from_files(str(aff.with_suffix("")))
+        self.limit, self.cache = limit, cache
+        with tempfile.TemporaryDirectory(prefix="nparse-lexicon-") as folder:  # spylls reads files
+            base = Path(folder) / "lexicon"
+            base.with_suffix(".aff").write_bytes(aff)
+            base.with_suffix(".dic").write_bytes(dic)
+            self.dictionary = Dictionary.from_files(str(base))
         self._features: dict[str, list[str]] = {}
+
+    @classmethod
+    def from_path(cls, path: str) -> HunspellLexicon:
+        return cls(*read_dictionary(path))
 
     def features(self, form: str) -> list[str]:
         kept = self._features.get(form)
