@@ -22,8 +22,8 @@ from torch.nn.utils.rnn import PackedSequence, pack_padded_sequence, pad_packed_
 
 from ..io.data import Batch, Vocabs, padded, padded_flat
 from ..io.vocab import ROOT, UNK, normalize
-from .shapes import bf16_cpu_inference, bucket
 from .lexicon import LexiconEmbedding
+from .shapes import bf16_cpu_inference, bucket
 from .suffixes import SuffixEmbedding
 
 log = logging.getLogger(__name__)
