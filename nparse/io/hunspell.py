@@ -31,7 +31,7 @@ def dictionary_files(path: str) -> tuple[Path, Path]:
     if missing:
         raise FileNotFoundError(
             f"model.lexicon={path}: no Hunspell dictionary there (missing {', '.join(missing)}); on Debian "
-            "`apt-get install hunspell-hu` installs /usr/share/hunspell/hu_HU.aff and .dic"
+            "`apt-get install hunspell-hu` installs /usr/share/hunspell/hu_HU.aff and .dic (hunspell-LANG for others)"
         )
     return aff, dic
 
