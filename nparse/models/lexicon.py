@@ -10,7 +10,7 @@ Hungarian), so that a model parses where the dictionary is not installed, and wi
 dictionary it was trained with.
 
 Measured on hu_szeged (``archybrid_dynamic_ud``, 3 seeds, Debian's ``hunspell-hu``, dim 32):
-UPOS +1.46 and LAS +1.67 (p < 0.0001; on unseen words UPOS 87.9 to 91.6), the first tagger
+UPOS +1.50 and LAS +1.52 (p < 0.0001; on unseen words UPOS 87.9 to 91.7), the first tagger
 lever that moved UPOS. Off by default: the dictionary is per language, and spylls' lookups
 (about 10-20 ms a new form in Hungarian, its compound analyses most of it) slow parsing to
 under 1,000 words/s (docs/experiments/ud-analysis.md).
