@@ -73,3 +73,14 @@ def tiny_run(tmp_path_factory) -> Path:
         "data.test=null",
     )
     return run_dir
+
+
+def padded_equals_compact(enc, batch) -> torch.Tensor:
+    """The encoder's vectors of ``batch`` in evaluation mode, checked the same padded and compact
+    (the compact ones returned)."""
+    with torch.no_grad():
+        enc.eval()
+        padded = enc(batch)
+        compact = enc(batch, compact=True)
+    torch.testing.assert_close(padded[batch.real_mask()], compact, rtol=1e-5, atol=1e-6)
+    return compact

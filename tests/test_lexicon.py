@@ -13,7 +13,7 @@ from nparse.io.data import Vocabs, collate, encode
 from nparse.io.vocab import ROOT
 from nparse.models.encoder import Encoder
 
-from .conftest import EWT_DEV
+from .conftest import EWT_DEV, padded_equals_compact
 
 pytest.importorskip("spylls")
 
@@ -82,11 +82,7 @@ def test_the_encoder_reads_the_lexicon_padded_and_compact_alike_and_trains_it(di
     enc = Encoder(vocabs, word_dim=8, upos_dim=4, lexicon=dictionary, lexicon_dim=5, lstm_dim=8, lstm_layers=1)
     assert enc.lexicon is not None and enc.lstm.input_size == 8 + 4 + 5
     batch = collate([encode(s, vocabs) for s in sents])
-    with torch.no_grad():
-        enc.eval()
-        padded = enc(batch)
-        compact = enc(batch, compact=True)
-    torch.testing.assert_close(padded[batch.real_mask()], compact, rtol=1e-5, atol=1e-6)
+    padded_equals_compact(enc, batch)
     enc.train()
     enc(batch).sum().backward()
     assert enc.lexicon.table.weight.grad is not None and enc.lexicon.table.weight.grad.abs().sum() > 0

@@ -1,9 +1,10 @@
 """Kiperwasser & Goldberg (2016) BiLSTM encoder.
 
 Each token (the root is token 0) is the concatenation of a word embedding, a UPOS embedding
-and optionally an XPOS embedding, a character-BiLSTM vector, suffix embeddings and a pretrained vector; a
-multi-layer BiLSTM turns the sentence into one vector per token. During training a word is
-replaced by the unknown word with probability alpha / (alpha + count(word)).
+and optionally an XPOS embedding, a character-BiLSTM vector, suffix embeddings, lexicon features
+and a pretrained vector; a multi-layer BiLSTM turns the sentence into one vector per token.
+During training a word is replaced by the unknown word with probability alpha / (alpha +
+count(word)).
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 import copy
 import logging
 import weakref
+from functools import partial
 from itertools import chain, repeat
 from typing import Callable
 from pathlib import Path
@@ -527,12 +529,7 @@ class Encoder(nn.Module):
         by_form: list[Callable[[list[str]], torch.Tensor]] = []
         if self.chars is not None:
             by_form.append(lambda uniq: self._char_forms(uniq, words.device))
-        if self.suffixes is not None:
-            suffixes = self.suffixes
-            by_form.append(lambda uniq: suffixes(uniq, words.device))
-        if self.lexicon is not None:
-            lexicon = self.lexicon
-            by_form.append(lambda uniq: lexicon(uniq, words.device))
+        by_form += [partial(m, device=words.device) for m in (self.suffixes, self.lexicon) if m is not None]
         if len(by_form) == 1:
             parts.append(per_form(batch, by_form[0], words.device, compact))
         elif by_form:  # as torch.cat(parts) below would: bfloat16 character vectors promoted to float32
