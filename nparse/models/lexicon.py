@@ -1,12 +1,13 @@
 """Lexicon embeddings (``model.lexicon``, ``model.lexicon_dim``): the mean of embedded feature
-strings that a Hunspell dictionary gives a word form (``nparse.io.hunspell``), read beside the
+strings that a Hunspell dictionary (``nparse.io.hunspell``) or a lexicon table
+(``nparse.io.lexicon_table``, a ``.tsv`` or ``.tsv.gz`` path) gives a word form, read beside the
 word, its characters and its suffixes.
 
 Why: the tagger's errors are mostly on words unseen in training, whose characters are all it
 reads; a morphological lexicon knows many of them. Feature strings are hashed (CRC-32, stable
 across runs and machines) into ``buckets`` rows, so a checkpoint keeps no feature vocabulary.
-It keeps the dictionary itself (its files' bytes, the module's extra state: 3.7 MB for
-Hungarian), so that a model parses where the dictionary is not installed, and with the
+It keeps the lexicon itself (its files' bytes, the module's extra state: 3.7 MB for
+the Hungarian dictionary), so that a model parses where the dictionary is not installed, and with the
 dictionary it was trained with.
 
 Measured on hu_szeged (``archybrid_dynamic_ud``, 3 seeds, Debian's ``hunspell-hu``, dim 32):
@@ -26,6 +27,7 @@ import torch
 from torch import nn
 
 from ..io.hunspell import HunspellLexicon, read_dictionary
+from ..io.lexicon_table import TableLexicon, is_table, read_table
 from ..io.vocab import ROOT
 
 
@@ -39,35 +41,45 @@ class LexiconEmbedding(nn.Module):
             raise ValueError(f"model.lexicon_buckets={buckets}: need at least 2")
         self.path, self.buckets, self.out_dim = path, buckets, dim
         # the files are read now where they exist (training); a loaded checkpoint brings its own
-        self.files: tuple[bytes, bytes] | None = None
+        self.files: tuple[bytes, ...] | None = None
         with suppress(FileNotFoundError):
-            self.files = read_dictionary(path)
-        self._lexicon: HunspellLexicon | None = None
+            self.files = read_lexicon(path)
+        self._lexicon: HunspellLexicon | TableLexicon | None = None
         self.table = nn.EmbeddingBag(buckets, dim, mode="mean")
         nn.init.normal_(self.table.weight, std=0.1)
         self._ids: dict[str, list[int]] = {}
 
     @property
-    def lexicon(self) -> HunspellLexicon:
+    def lexicon(self) -> HunspellLexicon | TableLexicon:
         if self._lexicon is None:
-            self._lexicon = HunspellLexicon(*self.dictionary())
+            files = self.dictionary()
+            if is_table(self.path):
+                self._lexicon = TableLexicon(files[0], name=self.path)
+            else:
+                self._lexicon = HunspellLexicon(files[0], files[1])
         return self._lexicon
 
-    def dictionary(self) -> tuple[bytes, bytes]:
-        """The dictionary's files (read from ``model.lexicon`` if no checkpoint gave them:
+    def dictionary(self) -> tuple[bytes, ...]:
+        """The lexicon's files (read from ``model.lexicon`` if no checkpoint gave them:
         a clear error where they are not there)."""
         if self.files is None:
-            self.files = read_dictionary(self.path)
+            self.files = read_lexicon(self.path)
         return self.files
 
     def get_extra_state(self) -> torch.Tensor:
-        aff, dic = self.dictionary()
-        return torch.frombuffer(bytearray(len(aff).to_bytes(8, "little") + aff + dic), dtype=torch.uint8)
+        files = self.dictionary()
+        # a dictionary: the .aff's length, the .aff, the .dic; a table: its compressed bytes
+        data = files[0] if len(files) == 1 else len(files[0]).to_bytes(8, "little") + files[0] + files[1]
+        return torch.frombuffer(bytearray(data), dtype=torch.uint8)
 
     def set_extra_state(self, state: torch.Tensor) -> None:
         data = state.cpu().numpy().tobytes()
-        cut = 8 + int.from_bytes(data[:8], "little")
-        self.files, self._lexicon = (data[8:cut], data[cut:]), None
+        if is_table(self.path):
+            self.files = (data,)
+        else:
+            cut = 8 + int.from_bytes(data[:8], "little")
+            self.files = (data[8:cut], data[cut:])
+        self._lexicon = None
         self._ids.clear()
 
     def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys, *args) -> None:
@@ -97,3 +109,8 @@ class LexiconEmbedding(nn.Module):
         flat = torch.from_numpy(np.fromiter((r for row in rows for r in row), dtype=np.int64, count=int(lengths.sum())))
         offsets = torch.from_numpy(np.concatenate([[0], np.cumsum(lengths)[:-1]]).astype(np.int64))
         return self.table(flat.to(device), offsets.to(device))  # an empty bag (the root) is zeros
+
+
+def read_lexicon(path: str) -> tuple[bytes, ...]:
+    """The files of ``model.lexicon``: a table's compressed bytes, or a dictionary's .aff and .dic."""
+    return (read_table(path),) if is_table(path) else read_dictionary(path)
