@@ -116,6 +116,7 @@ def test_the_tool_writes_spacys_rule_analyses_and_frequency_classes(tmp_path):
         },
         "lemma_exc": {"verb": {"είπε": ["λέω"]}},
         "lexeme_prob": {"σπίτια": -9.5, "Καλοί": -12.2, "τρέχεις": -20.0, "είπε": -8.1, "xyz": -20.0},
+        "lexeme_cluster": {"xyz": 37, "abc": 37},
     }
     for name, content in tables.items():
         with gzip.open(data / f"xx_{name}.json.gz", "wt", encoding="utf-8") as f:
@@ -136,7 +137,8 @@ def test_the_tool_writes_spacys_rule_analyses_and_frequency_classes(tmp_path):
     assert lex.features("τρέχεις") == ["VERB", "VERB;rule=εις>ω", "freq=20", "rule=εις>ω"]
     assert lex.features("είπε") == ["VERB", "VERB;rule=exc", "freq=8", "rule=exc"]
     assert lex.features("δρόμος") == ["NOUN", "NOUN;rule=lemma", "rule=lemma"]  # a lemma, not in the word list
-    assert lex.features("xyz") == ["freq=20"]
+    assert lex.features("xyz") == ["cluster=37", "freq=20", "freq=20;cluster=37"]
+    assert lex.features("abc") == ["cluster=37"]  # clustered, not in the word list
     bad = subprocess.run(
         [sys.executable, str(PROJECT_ROOT / "tools" / "spacy_lexicon.py"), "--lang", "xx", "--data", str(data), "--out", str(tmp_path / "x.txt")],
         capture_output=True, text=True,

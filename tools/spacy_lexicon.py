@@ -11,8 +11,9 @@ part of speech and the suffix rules that turn a form into its lemma. A form of t
 word list (``LANG_lexeme_prob``, a million Greek forms with their log probabilities in a large
 corpus) gets one line per analysis, ``lemma<TAB>form<TAB>POS;rule=OLD>NEW``, as spaCy's
 lemmatizer finds them, and every listed form a line with its frequency class, ``freq=K`` (K =
-minus its log probability, rounded down: 3 for the commonest words, 20 for the rarest). The
-table's columns are UniMorph's (``nparse/io/lexicon_table.py``).
+minus its log probability, rounded down: 3 for the commonest words, 20 for the rarest), and its
+word cluster where the language has them (``LANG_lexeme_cluster``: English's Brown clusters of a
+million forms, ``cluster=N``). The table's columns are UniMorph's (``nparse/io/lexicon_table.py``).
 """
 
 from __future__ import annotations
@@ -83,9 +84,13 @@ def lines(data: Path, lang: str) -> Iterator[str]:
             continue
         for lemma, pos, rule in sorted(analyser.analyses(form)):
             yield f"{lemma}\t{form}\t{pos.upper()};{rule}"
-    for form, logprob in sorted(prob.items()):
+    clusters: dict[str, int] = load(data, lang, "lexeme_cluster")
+    for form in sorted(prob.keys() | clusters.keys()):
         if "\t" not in form and "\n" not in form and form.strip():
-            yield f"_\t{form}\tfreq={int(-logprob)}"
+            tags = ([f"freq={int(-prob[form])}"] if form in prob else []) + (
+                [f"cluster={clusters[form]}"] if form in clusters else []
+            )
+            yield f"_\t{form}\t{';'.join(tags)}"
 
 
 def main() -> None:
