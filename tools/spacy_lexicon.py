@@ -79,18 +79,20 @@ def lines(data: Path, lang: str) -> Iterator[str]:
     analyser = RuleAnalyser(index, rules, load(data, lang, "lemma_exc"))
     prob: dict[str, float] = load(data, lang, "lexeme_prob")
     forms = {form.lower() for form in prob} | {lemma for lemmas in index.values() for lemma in lemmas}
-    for form in sorted(forms):
-        if "\t" in form or "\n" in form or not form.strip():
-            continue
+    for form in sorted(filter(writable, forms)):
         for lemma, pos, rule in sorted(analyser.analyses(form)):
             yield f"{lemma}\t{form}\t{pos.upper()};{rule}"
     clusters: dict[str, int] = load(data, lang, "lexeme_cluster")
-    for form in sorted(prob.keys() | clusters.keys()):
-        if "\t" not in form and "\n" not in form and form.strip():
-            tags = ([f"freq={int(-prob[form])}"] if form in prob else []) + (
-                [f"cluster={clusters[form]}"] if form in clusters else []
-            )
-            yield f"_\t{form}\t{';'.join(tags)}"
+    for form in sorted(filter(writable, prob.keys() | clusters.keys())):
+        tags = ([f"freq={int(-prob[form])}"] if form in prob else []) + (
+            [f"cluster={clusters[form]}"] if form in clusters else []
+        )
+        yield f"_\t{form}\t{';'.join(tags)}"
+
+
+def writable(form: str) -> bool:
+    """Whether a form can be a table's column (no tab, no line break, not blank)."""
+    return bool(form.strip()) and not any(c in form for c in "\t\r\n")
 
 
 def main() -> None:

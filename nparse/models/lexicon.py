@@ -15,7 +15,7 @@ UPOS +1.50 and LAS +1.52 (p < 0.0001; on unseen words UPOS 87.9 to 91.7), the fi
 lever that moved UPOS; on el_gdt (``2planar_dynamic_ud``, 3 seeds, a table from spaCy's Greek
 lookup tables) UPOS +0.45 and LAS +0.43. Off by default: a lexicon is per language, spylls'
 lookups (about 10-20 ms a new form in Hungarian, its compound analyses most of it) slow parsing
-to under 1,000 words/s, and a table of a million forms takes seconds to load
+to under 1,000 words/s, and a table of a million forms takes about 2 s to load
 (docs/experiments/ud-analysis.md).
 """
 
