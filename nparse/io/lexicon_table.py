@@ -83,7 +83,7 @@ class TableLexicon:
     at most ``limit``, ``["<none>"]`` when it has neither the form nor its lowercase form."""
 
     def __init__(self, packed: bytes, limit: int = 64, name: str = "lexicon table"):
-        self.limit, self.cache = limit, 200_000
+        self.limit = limit
         self.table = parse_table(packed, name)
 
     @classmethod

@@ -32,6 +32,8 @@ from ..io.hunspell import HunspellLexicon, read_dictionary
 from ..io.lexicon_table import TableLexicon, is_table, read_table
 from ..io.vocab import ROOT
 
+FORMS_KEPT = 200_000  # forms whose table rows are kept (the lexicons keep as many features)
+
 
 class LexiconEmbedding(nn.Module):
     """[N, dim] vectors of word forms: the mean of their lexicon features' rows (zeros for the
@@ -54,11 +56,7 @@ class LexiconEmbedding(nn.Module):
     @property
     def lexicon(self) -> HunspellLexicon | TableLexicon:
         if self._lexicon is None:
-            files = self.dictionary()
-            if is_table(self.path):
-                self._lexicon = TableLexicon(files[0], name=self.path)
-            else:
-                self._lexicon = HunspellLexicon(files[0], files[1])
+            self._lexicon = open_lexicon(self.path, self.dictionary())
         return self._lexicon
 
     def dictionary(self) -> tuple[bytes, ...]:
@@ -98,7 +96,7 @@ class LexiconEmbedding(nn.Module):
         # surrogateescape: spylls reads 8-bit dictionaries' flags as escaped bytes (hu_HU's)
         features = [] if form == ROOT else self.lexicon.features(form)
         rows = [zlib.crc32(f.encode("utf-8", "surrogateescape")) % self.buckets for f in features]
-        if len(self._ids) >= self.lexicon.cache:
+        if len(self._ids) >= FORMS_KEPT:  # bounded memory on endless text
             self._ids.clear()
         self._ids[form] = rows
         return rows
@@ -116,3 +114,8 @@ class LexiconEmbedding(nn.Module):
 def read_lexicon(path: str) -> tuple[bytes, ...]:
     """The files of ``model.lexicon``: a table's compressed bytes, or a dictionary's .aff and .dic."""
     return (read_table(path),) if is_table(path) else read_dictionary(path)
+
+
+def open_lexicon(path: str, files: tuple[bytes, ...]) -> HunspellLexicon | TableLexicon:
+    """The lexicon that ``read_lexicon(path)`` gave the files of."""
+    return TableLexicon(files[0], name=path) if is_table(path) else HunspellLexicon(files[0], files[1])
