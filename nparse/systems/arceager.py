@@ -89,7 +89,7 @@ class ArcEager(TransitionSystem):
     def state_key(self, c: Config) -> Hashable:
         # Which stack words have heads decides LEFT/REDUCE; whether the root has a dependent
         # decides RIGHT from the root.
-        return tuple(c.stack), tuple(c.heads[w] != NONE for w in c.stack), len(c.buffer), self.root_taken(c)
+        return tuple(c.stack), tuple([c.heads[w] != NONE for w in c.stack]), len(c.buffer), self.root_taken(c)
 
 
 class ArcEagerStatic(StaticOracle):
