@@ -657,6 +657,28 @@ def test_resume_takes_the_runs_own_config(tmp_path):
     assert log.count("epoch 3:") == 1 and log.count("resuming") == 2, log
 
 
+def test_resume_takes_the_runs_own_file_named_another_way(tmp_path, monkeypatch):
+    """A path override naming the run's own file (relative, through a link) is no change; another
+    file is refused by name."""
+    from nparse.training.resume import resumed_config
+
+    (tmp_path / "lex.tsv").write_text("a\ta\tNOUN\n", encoding="utf-8")
+    (tmp_path / "other.tsv").write_text("b\tb\tVERB\n", encoding="utf-8")
+    (tmp_path / "link").symlink_to(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    saved = compose_config(f"model.lexicon={tmp_path / 'lex.tsv'}", "model.lexicon_dim=8").to_dict()
+    for same in ("lex.tsv", "link/lex.tsv", "./link/./lex.tsv"):
+        current = compose_config(f"model.lexicon={same}", "model.lexicon_dim=8")
+        resumed, notes = resumed_config(saved, current, [f"model.lexicon={same}"])
+        assert resumed.model.lexicon == str(tmp_path / "lex.tsv") and notes == []
+    current = compose_config("model.lexicon=other.tsv", "model.lexicon_dim=8")
+    with pytest.raises(ValueError, match="model.lexicon=other.tsv would change what the run trains"):
+        resumed_config(saved, current, ["model.lexicon=other.tsv"])
+    current = compose_config("model.lexicon=missing.tsv", "model.lexicon_dim=8")
+    with pytest.raises(ValueError, match="model.lexicon=missing.tsv would change"):
+        resumed_config(saved, current, ["model.lexicon=missing.tsv"])
+
+
 @pytest.mark.parametrize(
     "override,message",
     [("trainer.batch_size=0", "trainer.batch_size=0: must be at least 1"),

@@ -90,6 +90,23 @@ RESUME_HARMLESS = (
 )  # fmt: skip
 
 
+# Config keys that name files: an override naming the run's own file another way (relative to
+# the working directory, through a link) is the same setting.
+RESUME_PATHS = (
+    "data.train", "data.dev", "data.test", "data.ud_root", "model.lexicon", "model.pretrained", "trainer.init_from",
+)  # fmt: skip
+
+
+def same_file(a: Any, b: Any) -> bool:
+    """Whether two config paths name one existing file (as ``resolve_path`` finds them)."""
+    if not (isinstance(a, str) and isinstance(b, str)):
+        return False
+    try:
+        return resolve_path(a) == resolve_path(b)
+    except FileNotFoundError:
+        return False
+
+
 def _leaves(cfg: Any, prefix: str = "") -> dict[str, Any]:
     if isinstance(cfg, dict):
         out: dict[str, Any] = {}
@@ -117,7 +134,8 @@ def resumed_config(
 
     ``overrides`` are the command line's (Hydra's task overrides): only their keys count as
     asked for. Without them (a config built in code) every key of ``current`` does. A change of
-    what is trained (data, system, oracle, model, training settings, preset) is refused. The
+    what is trained (data, system, oracle, model, training settings, preset) is refused; a path
+    naming the run's own file another way is no change (``RESUME_PATHS``). The
     preset is the run's ``preset`` (saved in its checkpoints, ``preset_of``) where known, else its ``exp_name`` (which a
     preset sets, unless the command line set it too). Returns the config and the changes
     applied, for the log."""
@@ -143,6 +161,8 @@ def resumed_config(
     for key in asked:
         if key not in now or now[key] == before.get(key):
             continue
+        if key in RESUME_PATHS and same_file(now[key], before.get(key)):
+            continue  # the run's own file, named another way: its config keeps its spelling
         if key in RESUME_HARMLESS:
             group, name = key.split(".")
             saved[group][name] = now[key]
