@@ -650,16 +650,21 @@ def test_resume_takes_the_runs_own_config(tmp_path):
     assert "trainer.distill_cache_mb=512" in log
     # Resumed in its own folder (hydra.run.dir= the run, as the preemption message says): Hydra's
     # handler writes the run's train.log already, and each line is there once.
+    # ... and goes on to a final phase it was trained without (before the phase, how the run ends)
     proc = subprocess.run([sys.executable, "-m", "nparse.train", f"hydra.run.dir={first}", "trainer.resume=auto",
-                           "trainer.epochs=3"], cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=300)  # fmt: skip
+                           "trainer.epochs=3", "trainer.final_decay=1"], cwd=PROJECT_ROOT, capture_output=True,
+                          text=True, timeout=300)  # fmt: skip
     assert proc.returncode == 0, proc.stderr[-3000:]
     log = (first / "train.log").read_text()
     assert log.count("epoch 3:") == 1 and log.count("resuming") == 2, log
+    assert "trainer.final_decay: 1 epochs from the weights of epoch" in log and log.count("epoch 4:") == 1, log
+    metrics = json.loads((first / "metrics.json").read_text())
+    assert [e.get("final_decay", False) for e in metrics["epochs"]] == [False, False, False, True]
 
 
 def test_resume_takes_the_runs_own_file_named_another_way(tmp_path, monkeypatch):
     """A path override naming the run's own file (relative, through a link) is no change; another
-    file is refused by name."""
+    file is refused by name. The final phase may be added before it has begun."""
     from nparse.training.resume import resumed_config
 
     (tmp_path / "lex.tsv").write_text("a\ta\tNOUN\n", encoding="utf-8")
@@ -674,6 +679,12 @@ def test_resume_takes_the_runs_own_file_named_another_way(tmp_path, monkeypatch)
     current = compose_config("model.lexicon=other.tsv", "model.lexicon_dim=8")
     with pytest.raises(ValueError, match="model.lexicon=other.tsv would change what the run trains"):
         resumed_config(saved, current, ["model.lexicon=other.tsv"])
+    # The final phase may be set until it has begun, not after
+    current = compose_config(f"model.lexicon={tmp_path / 'lex.tsv'}", "model.lexicon_dim=8", "trainer.final_decay=8")
+    resumed, notes = resumed_config(saved, current, ["trainer.final_decay=8"])
+    assert resumed.trainer.final_decay == 8 and notes == ["trainer.final_decay=8 (the run had 0)"]
+    with pytest.raises(ValueError, match="final phase has begun with trainer.final_decay=0"):
+        resumed_config(saved, current, ["trainer.final_decay=8"], in_phase=True)
     current = compose_config("model.lexicon=missing.tsv", "model.lexicon_dim=8")
     with pytest.raises(ValueError, match="model.lexicon=missing.tsv would change"):
         resumed_config(saved, current, ["model.lexicon=missing.tsv"])

@@ -127,15 +127,21 @@ def preset_of(overrides: list[str] | None) -> str | None:
     return None
 
 
+# How the run ends, harmless while its final phase has not begun: a run trained without one
+# (or with another length) can go on to it, as ``trainer.epochs`` can be raised.
+RESUME_BEFORE_PHASE = ("trainer.final_decay", "trainer.final_decay_lr")
+
+
 def resumed_config(
-    saved: dict, current: Config, overrides: list[str] | None, preset: str | None = None
+    saved: dict, current: Config, overrides: list[str] | None, preset: str | None = None, in_phase: bool = False
 ) -> tuple[Config, list[str]]:
     """The run's own saved config, with the harmless changes of ``current`` applied (logged).
 
     ``overrides`` are the command line's (Hydra's task overrides): only their keys count as
     asked for. Without them (a config built in code) every key of ``current`` does. A change of
     what is trained (data, system, oracle, model, training settings, preset) is refused; a path
-    naming the run's own file another way is no change (``RESUME_PATHS``). The
+    naming the run's own file another way is no change (``RESUME_PATHS``), and the final phase
+    may be set until it has begun (``in_phase``: the checkpoint's ``decay_start``). The
     preset is the run's ``preset`` (saved in its checkpoints, ``preset_of``) where known, else its ``exp_name`` (which a
     preset sets, unless the command line set it too). Returns the config and the changes
     applied, for the log."""
@@ -163,11 +169,16 @@ def resumed_config(
             continue
         if key in RESUME_PATHS and same_file(now[key], before.get(key)):
             continue  # the run's own file, named another way: its config keeps its spelling
-        if key in RESUME_HARMLESS:
+        if key in RESUME_HARMLESS or (key in RESUME_BEFORE_PHASE and not in_phase):
             group, name = key.split(".")
             saved[group][name] = now[key]
             notes.append(f"{key}={now[key]} (the run had {before.get(key)})")
         else:
+            if key in RESUME_BEFORE_PHASE:
+                raise ValueError(
+                    f"trainer.resume: {key}={now[key]}: the run's final phase has begun with {key}="
+                    f"{before.get(key)}; drop the override, or start a new run (trainer.init_from)"
+                )
             raise ValueError(
                 f"trainer.resume: {key}={now[key]} would change what the run trains (it was trained with "
                 f"{key}={before.get(key)}); resuming takes the run's own config, so drop the override, or "
@@ -224,7 +235,7 @@ def start_point(cfg: Config, run_dir: Path, overrides: list[str] | None) -> Star
     path = resolve_path(resume, "trainer.resume")
     saved = checkpoint.load(path)
     preset = saved.get("preset")
-    resumed, notes = resumed_config(saved["config"], cfg, overrides, preset)
+    resumed, notes = resumed_config(saved["config"], cfg, overrides, preset, saved.get("decay_start") is not None)
     return Start(resumed, path, preset, notes)
 
 
