@@ -97,6 +97,11 @@ RESUME_PATHS = (
 )  # fmt: skip
 
 
+# How the run ends, harmless while its final phase has not begun: a run trained without one
+# (or with another length) can go on to it, as ``trainer.epochs`` can be raised.
+RESUME_BEFORE_PHASE = ("trainer.final_decay", "trainer.final_decay_lr")
+
+
 def same_file(a: Any, b: Any) -> bool:
     """Whether two config paths name one existing file (as ``resolve_path`` finds them)."""
     if not (isinstance(a, str) and isinstance(b, str)):
@@ -125,11 +130,6 @@ def preset_of(overrides: list[str] | None) -> str | None:
         if key == "exp" and not item.startswith("~"):
             return value
     return None
-
-
-# How the run ends, harmless while its final phase has not begun: a run trained without one
-# (or with another length) can go on to it, as ``trainer.epochs`` can be raised.
-RESUME_BEFORE_PHASE = ("trainer.final_decay", "trainer.final_decay_lr")
 
 
 def resumed_config(
