@@ -101,23 +101,24 @@ def test_gpu_rows_measures_every_part_of_the_full_analysis_on_a_cpu(tmp_path):
     assert parses[("cpu fp32", 1)]["same_bytes"] == "-"
 
 
-def test_seed_runs_skips_finished_runs_unless_told_to_go_on(tmp_path, monkeypatch):
+def test_seed_runs_skips_finished_runs_unless_told_to_go_on():
     """A finished run (its metrics.json says why it stopped) is skipped; with --go-on it goes on
-    from its last.pt with the overrides (more epochs, a final phase), as unfinished runs do."""
-    monkeypatch.syspath_prepend(str(PROJECT_ROOT / "experiments"))
-    import seed_runs
+    from its last.pt with the overrides (the command printed, then a bad key stops it at once)."""
+    import shutil
+    import uuid
 
-    calls: list[tuple[str, ...]] = []
-    monkeypatch.setattr(seed_runs, "RUNS", tmp_path)
-    monkeypatch.setattr(seed_runs, "train", lambda *overrides: calls.append(overrides))
-    done = tmp_path / "arm" / "en_ewt_s1"
-    done.mkdir(parents=True)
-    (done / "metrics.json").write_text(json.dumps({"epochs": [], "stopped": "trained trainer.epochs=15 epochs"}))
-    args = ["--exp", "2planar_dynamic_ud", "--name", "arm", "--data", "en_ewt", "--seeds", "1", "2",
-            "--", "trainer.epochs=100", "trainer.final_decay=8"]  # fmt: skip
-    seed_runs.main(args)
-    assert [c[4] for c in calls] == [f"hydra.run.dir={tmp_path / 'arm' / 'en_ewt_s2'}"]
-    calls.clear()
-    seed_runs.main(["--go-on", *args])
-    assert [c[4] for c in calls] == [f"hydra.run.dir={tmp_path / 'arm' / f'en_ewt_s{s}'}" for s in (1, 2)]
-    assert all({"trainer.resume=auto", "trainer.epochs=100", "trainer.final_decay=8"} <= set(c) for c in calls)
+    arm = f"test_go_on_{uuid.uuid4().hex[:8]}"
+    run = PROJECT_ROOT / "runs" / arm / "en_ewt_s1"
+    run.mkdir(parents=True)
+    try:
+        (run / "metrics.json").write_text(json.dumps({"epochs": [], "stopped": "trained trainer.epochs=15 epochs"}))
+        cmd = [sys.executable, "experiments/seed_runs.py", "--exp", "2planar_dynamic_ud", "--name", arm,
+               "--data", "en_ewt", "--seeds", "1", "--", "trainer.epochs=100", "trainer.no_such_key=1"]  # fmt: skip
+        proc = subprocess.run(cmd, cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=120)
+        assert proc.returncode == 0 and f"done already: {run}" in proc.stdout, proc.stderr[-2000:]
+        proc = subprocess.run([*cmd[:2], "--go-on", *cmd[2:]], cwd=PROJECT_ROOT, capture_output=True, text=True,
+                              timeout=120)  # fmt: skip
+        assert "done already" not in proc.stdout and proc.returncode != 0
+        assert f"hydra.run.dir={run} trainer.resume=auto trainer.epochs=100" in proc.stdout, proc.stdout
+    finally:
+        shutil.rmtree(run.parent)
