@@ -23,7 +23,7 @@ from pathlib import Path
 from common import RUNS, train
 
 
-def main(argv: list[str] | None = None) -> None:
+def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--exp", required=True)
     ap.add_argument("--name", required=True, help="the arm: runs/<name>/<data>_s<seed>/")
@@ -36,7 +36,7 @@ def main(argv: list[str] | None = None) -> None:
         help="finished runs go on too, from their last.pt with the overrides (more epochs, a final phase)",
     )
     ap.add_argument("overrides", nargs="*", help="extra Hydra overrides (after --)")
-    args = ap.parse_args(argv)
+    args = ap.parse_args()
     for data in args.data:
         for seed in args.seeds:
             run = RUNS / args.name / f"{data}_s{seed}"
