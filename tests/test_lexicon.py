@@ -47,7 +47,7 @@ def test_features_name_the_analyses_part_of_speech_flags_and_affixes(dictionary)
     assert lex.features("houses") == ["po:noun", "suffix:S:s", "flag:S"]
     # both analyses of an ambiguous form: the verb's and the noun's
     assert lex.features("walks") == ["po:noun", "po:vrb", "suffix:S:s", "flag:D", "flag:S"]
-    lex.limit, lex._features = 3, {}  # a cap cuts the stems' flags before the analyses
+    lex.limit = 3  # a cap cuts the stems' flags before the analyses
     assert lex.features("walks") == ["po:noun", "po:vrb", "suffix:S:s"]
     assert "suffix:D:ed" in lex.features("walked") and "po:noun" not in lex.features("walked")
     assert lex.features("House") == lex.features("house")  # a capitalised word falls back to lowercase

@@ -45,30 +45,27 @@ def read_dictionary(path: str) -> tuple[bytes, bytes]:
 class HunspellLexicon:
     """``features(form)``: the distinct feature strings of a form's analyses, at most ``limit``
     (the stems' flags after the rest; hu_HU gives a form 19 on average, up to 54),
-    ``["<none>"]`` when the dictionary does not know it. Kept per form. Built from
-    the dictionary's bytes, so that a checkpoint can carry them (``read_dictionary``)."""
+    ``["<none>"]`` when the dictionary does not know it. Not kept per form: its one user,
+    ``models.lexicon.LexiconEmbedding``, keeps each form's hashed rows. Built from the
+    dictionary's bytes, so that a checkpoint can carry them (``read_dictionary``)."""
 
-    def __init__(self, aff: bytes, dic: bytes, limit: int = 64, cache: int = 200_000):
+    def __init__(self, aff: bytes, dic: bytes, limit: int = 64):
         try:
             from spylls.hunspell import Dictionary  # type: ignore[import-untyped]
         except ImportError as e:
             raise ImportError("model.lexicon needs spylls: pip install nparse[lexicon]") from e
-        self.limit, self.cache = limit, cache
+        self.limit = limit
         with tempfile.TemporaryDirectory(prefix="nparse-lexicon-") as folder:  # spylls reads files
             base = Path(folder) / "lexicon"
             base.with_suffix(".aff").write_bytes(aff)
             base.with_suffix(".dic").write_bytes(dic)
             self.dictionary = Dictionary.from_files(str(base))
-        self._features: dict[str, list[str]] = {}
 
     @classmethod
     def from_path(cls, path: str) -> HunspellLexicon:
         return cls(*read_dictionary(path))
 
     def features(self, form: str) -> list[str]:
-        kept = self._features.get(form)
-        if kept is not None:
-            return kept
         found: set[str] = set()
         for candidate in (form, form.lower()) if form != form.lower() else (form,):
             for analysis in self.analyses(candidate):
@@ -76,11 +73,7 @@ class HunspellLexicon:
             if found:
                 break
         # the analyses' morphology and affixes first, then the stems' flags: a cap cuts flags
-        out = sorted(found, key=lambda f: (f.startswith("flag:"), f))[: self.limit] if found else [NONE]
-        if len(self._features) >= self.cache:  # bounded memory on endless text
-            self._features.clear()
-        self._features[form] = out
-        return out
+        return sorted(found, key=lambda f: (f.startswith("flag:"), f))[: self.limit] if found else [NONE]
 
     def analyses(self, form: str) -> list[Any]:
         """spylls' analyses of ``form`` (none for forms it cannot read, such as empty strings)."""

@@ -32,7 +32,7 @@ from ..io.hunspell import HunspellLexicon, read_dictionary
 from ..io.lexicon_table import TableLexicon, is_table, read_table
 from ..io.vocab import ROOT
 
-FORMS_KEPT = 200_000  # forms whose hashed rows are kept (as many as HunspellLexicon keeps analyses of)
+FORMS_KEPT = 200_000  # forms whose hashed rows are kept (the lexicons keep no analyses of their own)
 
 
 class LexiconEmbedding(nn.Module):
