@@ -94,3 +94,24 @@ def test_conll18_metrics_are_counted_per_sentence_as_the_scorer_counts_them():
         assert correct_per_sentence(gold, pred, metric).sum() == whole[metric].correct
         assert totals_per_sentence(gold, metric).sum() == whole[metric].gold
     assert whole["mlas"].correct < whole["mlas"].gold
+
+
+def test_content_word_metrics_are_the_scorers_f1(tmp_path):
+    """CLAS, MLAS and BLEX are F1 over content words (by their relation); where a parse labels
+    other words as content words, precision and recall differ, and the test's scores must be the
+    F1 the scorer reports, not the recall."""
+    from nparse.eval.aligned import aligned_scores
+
+    gold = read_conllu(EWT_DEV)[:60]
+    pred = read_conllu(EWT_DEV)[:60]
+    for k, s in enumerate(pred):
+        for i in range(1, len(s) + 1):
+            if (k + i) % 5 == 0:
+                s.deprels[i] = "obl" if s.deprels[i] in ("det", "case", "punct", "aux") else "punct"
+    write_conllu(pred, tmp_path / "b.conllu", (s.heads for s in pred), (s.deprels for s in pred))
+    write_conllu(gold, tmp_path / "a.conllu")
+    whole = aligned_scores(gold, pred)
+    for metric in ("clas", "mlas", "blex"):
+        assert whole[metric].precision != whole[metric].recall
+        a, b, delta, _ = significance.compare_files(gold, [tmp_path / "a.conllu"], [tmp_path / "b.conllu"], metric, 200)
+        assert a == pytest.approx(100.0) and b == pytest.approx(whole[metric].f1) and delta < 0

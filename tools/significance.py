@@ -28,7 +28,7 @@ def main() -> None:
         "--metric",
         choices=METRICS,
         default="las",
-        help="las, uas, or a CoNLL 2018 metric (clas, mlas, blex: recall over the gold content words)",
+        help="las, uas, or a CoNLL 2018 metric (clas, mlas, blex: F1 over content words, as the scorer counts them)",
     )
     ap.add_argument("--samples", type=int, default=10000)
     ap.add_argument("--seed", type=int, default=1)

@@ -22,9 +22,12 @@ from .scores import check_words, universal
 
 
 # The CoNLL 2018 metrics the test also takes (besides las and uas): counted per sentence by
-# ``aligned.aligned_scores``; CLAS, MLAS and BLEX over the gold content words (their recall,
-# which on the gold words differs from F1 only where the two label other words as content).
+# ``aligned.aligned_scores``. CLAS, MLAS and BLEX are F1 over content words (by relation), and a
+# parse that labels a word wrong may count it as content where the gold does not: their sums
+# are 2 x correct over gold + predicted content words, so that the bootstrap's score is the
+# scorer's F1 (on gold words the others' precision equals their recall).
 CONLL18 = ("upos", "xpos", "ufeats", "alltags", "lemmas", "clas", "mlas", "blex")
+CONTENT = ("clas", "mlas", "blex")
 METRICS = ("las", "uas", *CONLL18)
 
 
@@ -53,23 +56,34 @@ def correct_per_sentence(gold: Sequence[Sentence], pred: Sequence[Sentence], met
 
 
 def paired_bootstrap(
-    a: np.ndarray, b: np.ndarray, words: np.ndarray, samples: int, seed: int
+    a: np.ndarray, b: np.ndarray, words: np.ndarray, samples: int, seed: int, words_b: np.ndarray | None = None
 ) -> tuple[float, float, float, float]:
-    """(score A, score B, B - A, p-value) in percent, over aligned per-sentence counts."""
-    total = words.sum()
-    score_a, score_b = 100.0 * a.sum() / total, 100.0 * b.sum() / total
+    """(score A, score B, B - A, p-value) in percent, over aligned per-sentence counts: A's and
+    B's counts over ``words`` (or over ``words`` and ``words_b``, where each system's score has
+    its own denominator, as an F1's has)."""
+    words_a, words_b = words, words if words_b is None else words_b
+    score_a, score_b = 100.0 * a.sum() / words_a.sum(), 100.0 * b.sum() / words_b.sum()
     delta = score_b - score_a
-    if a.sum() == b.sum():  # no difference to test: B is not better (the count below would give 0)
-        return score_a, score_b, 0.0, 1.0
+    if a.sum() * words_b.sum() == b.sum() * words_a.sum():  # no difference to test: B is not better
+        return score_a, score_b, 0.0, 1.0  # (the count below would give 0)
     rng = np.random.default_rng(seed)
     n = len(words)
     exceed = 0
     for start in range(0, samples, 1000):
         draw = rng.integers(0, n, size=(min(1000, samples - start), n))
-        w = words[draw].sum(1)
-        d = 100.0 * (b[draw].sum(1) - a[draw].sum(1)) / w
+        d = 100.0 * (b[draw].sum(1) / words_b[draw].sum(1) - a[draw].sum(1) / words_a[draw].sum(1))
         exceed += int((d > 2 * delta).sum())
     return score_a, score_b, delta, exceed / samples
+
+
+def f1_counts(gold: Sequence[Sentence], pred: Sequence[Sentence], metric: str) -> tuple[np.ndarray, np.ndarray]:
+    """Per sentence, 2 x the words a content-word metric (``CONTENT``) counts right, and the gold
+    plus predicted content words: summed, their ratio is the scorer's F1."""
+    if len(gold) != len(pred):
+        raise ValueError(f"{len(pred)} predicted sentences, gold has {len(gold)}")
+    scores = [aligned_scores([g], [p])[metric] for g, p in zip(gold, pred)]
+    right = np.array([2 * f.correct for f in scores], dtype=np.int64)
+    return right, np.array([f.gold + f.predicted for f in scores], dtype=np.int64)
 
 
 def read_checked(gold: Sequence[Sentence], path: Path) -> list[Sentence]:
@@ -90,6 +104,13 @@ def compare_files(
     """``paired_bootstrap`` of prediction files A_i against B_i (paired one to one, e.g. by seed)."""
     if len(a) != len(b):
         raise ValueError(f"{len(a)} files for A but {len(b)} for B: pair them one to one (by seed)")
+    if metric in CONTENT:
+        fa = [f1_counts(gold, read_checked(gold, f), metric) for f in a]
+        fb = [f1_counts(gold, read_checked(gold, f), metric) for f in b]
+        return paired_bootstrap(
+            np.concatenate([r for r, _ in fa]), np.concatenate([r for r, _ in fb]),
+            np.concatenate([w for _, w in fa]), samples, seed, words_b=np.concatenate([w for _, w in fb]),
+        )  # fmt: skip
     words = np.tile(totals_per_sentence(gold, metric), len(a))
     ca = np.concatenate([correct_per_sentence(gold, read_checked(gold, f), metric) for f in a])
     cb = np.concatenate([correct_per_sentence(gold, read_checked(gold, f), metric) for f in b])
