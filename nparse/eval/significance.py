@@ -17,7 +17,7 @@ from typing import Sequence
 import numpy as np
 
 from ..io.conllu import Sentence, read_conllu
-from .aligned import aligned_scores
+from .aligned import F1, aligned_scores
 from .scores import check_words, universal
 
 
@@ -41,10 +41,10 @@ def totals_per_sentence(gold: Sequence[Sentence], metric: str) -> np.ndarray:
 def correct_per_sentence(gold: Sequence[Sentence], pred: Sequence[Sentence], metric: str) -> np.ndarray:
     """Words with the right head (and label, for LAS) in every sentence; for a CoNLL 2018
     metric (``CONLL18``), the words it counts right."""
+    if metric in CONLL18:
+        return np.array([f.correct for f in sentence_scores(gold, pred, metric)], dtype=np.int64)
     if len(gold) != len(pred):
         raise ValueError(f"{len(pred)} predicted sentences, gold has {len(gold)}")
-    if metric in CONLL18:
-        return np.array([aligned_scores([g], [p])[metric].correct for g, p in zip(gold, pred)], dtype=np.int64)
     out = np.zeros(len(gold), dtype=np.int64)
     for k, (g, p) in enumerate(zip(gold, pred)):
         for i in range(1, len(g) + 1):
@@ -53,6 +53,13 @@ def correct_per_sentence(gold: Sequence[Sentence], pred: Sequence[Sentence], met
                 ok = ok and universal(p.deprels[i]) == universal(g.deprels[i])
             out[k] += ok
     return out
+
+
+def sentence_scores(gold: Sequence[Sentence], pred: Sequence[Sentence], metric: str) -> list[F1]:
+    """A CoNLL 2018 metric's counts (``aligned.aligned_scores``) in every sentence."""
+    if len(gold) != len(pred):
+        raise ValueError(f"{len(pred)} predicted sentences, gold has {len(gold)}")
+    return [aligned_scores([g], [p])[metric] for g, p in zip(gold, pred)]
 
 
 def paired_bootstrap(
@@ -79,9 +86,7 @@ def paired_bootstrap(
 def f1_counts(gold: Sequence[Sentence], pred: Sequence[Sentence], metric: str) -> tuple[np.ndarray, np.ndarray]:
     """Per sentence, 2 x the words a content-word metric (``CONTENT``) counts right, and the gold
     plus predicted content words: summed, their ratio is the scorer's F1."""
-    if len(gold) != len(pred):
-        raise ValueError(f"{len(pred)} predicted sentences, gold has {len(gold)}")
-    scores = [aligned_scores([g], [p])[metric] for g, p in zip(gold, pred)]
+    scores = sentence_scores(gold, pred, metric)
     right = np.array([2 * f.correct for f in scores], dtype=np.int64)
     return right, np.array([f.gold + f.predicted for f in scores], dtype=np.int64)
 
