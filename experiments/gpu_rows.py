@@ -178,7 +178,7 @@ def greedy_rows(args, report: Report, util: Utilization, work: Path) -> Path | N
         warm.train_epoch(1)
         warm.train_epoch(2)
         warm.writer.close()
-    report(f"\nGreedy training, +exp={args.exp} on {args.data} train"
+    report(f"\nGreedy training, +exp={args.exp}{''.join(' ' + o for o in args.overrides)} on {args.data} train"
            f"{f' (first {args.train_sentences} sentences)' if args.train_sentences else ''}, seed 1, "
            f"{args.epochs} epochs per arm from scratch:\n")  # fmt: skip
     report(
