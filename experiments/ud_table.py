@@ -8,7 +8,7 @@ of each arm against the first on the metrics asked for.
 
 An arm is a folder of runs named ``<data>_s<seed>`` (``experiments/seed_runs.py``); the seeds
 found in every arm are compared, paired by seed (``nparse/eval/significance.py``; CLAS, MLAS and
-BLEX over the gold content words).
+BLEX as the scorer's F1 over content words).
 """
 
 from __future__ import annotations
