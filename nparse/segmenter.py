@@ -1,5 +1,6 @@
 """``python -m nparse.segmenter``: train a segmenter on a treebank (``nparse/io/segmenter.py``),
-report its dev scores and optionally attach it to a parser's checkpoint."""
+report its dev scores and optionally attach it to a parser's checkpoint, or attach one trained
+before (``model=``)."""
 
 from __future__ import annotations
 
@@ -18,26 +19,46 @@ USAGE = _segmenter.__doc__ or ""
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(
-        argv, required=("train", "out"), optional={"dev": None, "epochs": "20", "attach": None}, usage=USAGE
+        argv,
+        optional={"train": None, "out": None, "dev": None, "epochs": "20", "attach": None, "model": None},
+        usage=USAGE,
     )
-    train_path, out, dev, attach_to = str(args["train"]), str(args["out"]), args["dev"], args["attach"]
+    train_path, out, dev, attach_to, trained = (args[k] for k in ("train", "out", "dev", "attach", "model"))
+    if trained is not None and (train_path is not None or out is not None or attach_to is None):
+        return usage_error(
+            "model= attaches a trained segmenter: give it with attach=CHECKPOINT, without train= or out="
+        )
+    if trained is None and (train_path is None or out is None):
+        return usage_error("give train=TRAIN.conllu and out=MODEL.udpipe (or model=MODEL.udpipe attach=CHECKPOINT)")
     try:
-        start = time.perf_counter()
-        model = train(train_path, dev, f"epochs={int(str(args['epochs']))}")
-        Path(out).write_bytes(model)
-        print(f"segmenter trained in {time.perf_counter() - start:.0f} s: {out}", file=sys.stderr)
+        if trained is not None:  # one segmenter for several checkpoints (the seeds of a run)
+            Segmenter(
+                trained, option="model"
+            )  # a clear error for a missing or broken model before the checkpoint is touched
+            model, out = Path(trained).read_bytes(), trained
+        else:
+            start = time.perf_counter()
+            model = train(str(train_path), dev, f"epochs={int(str(args['epochs']))}")
+            Path(str(out)).write_bytes(model)
+            print(f"segmenter trained in {time.perf_counter() - start:.0f} s: {out}", file=sys.stderr)
         if attach_to:
             from .checkpoint import attach_segmenter
 
             attach_segmenter(attach_to, model)
             print(f"attached to {attach_to}", file=sys.stderr)
         if dev:
-            scores = raw_scores(read_conllu(dev), "xx", Segmenter(out), None)
+            scores = raw_scores(read_conllu(dev), "xx", Segmenter(str(out)), None)
             print(" ".join(f"{k} {scores[k]:.2f}" for k in SEGMENTATION))
     except (OSError, ValueError) as err:
         print(f"error: {err}", file=sys.stderr)
         return 1
     return 0
+
+
+def usage_error(message: str) -> int:
+    print(f"error: {message}", file=sys.stderr)
+    print(USAGE.strip(), file=sys.stderr)
+    return 2
 
 
 if __name__ == "__main__":

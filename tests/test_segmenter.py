@@ -96,11 +96,20 @@ def test_the_parse_cli_splits_raw_text_with_the_segmenter(english, tmp_path, cap
     assert parse_cli.main(args + [f"segmenter={tmp_path / 'missing.udpipe'}"]) == 1
     assert "missing.udpipe: no such file" in capsys.readouterr().err
 
-    # Attached to the checkpoint, the segmenter is used by itself (CLI and API).
+    # Attached to the checkpoint (python -m nparse.segmenter model=... attach=...), the segmenter
+    # is used by itself (CLI and API); a file that is no UDPipe model is refused, the checkpoint untouched.
     import nparse
-    from nparse.checkpoint import attach_segmenter
+    from nparse import segmenter as segmenter_cli
 
-    attach_segmenter(model, english.read_bytes())
+    broken = tmp_path / "broken.udpipe"
+    broken.write_bytes(b"not a model")
+    before = model.read_bytes()
+    assert segmenter_cli.main([f"model={broken}", f"attach={model}"]) == 1
+    assert f"model={broken}: not a UDPipe model" in capsys.readouterr().err
+    assert model.read_bytes() == before
+    assert segmenter_cli.main([f"model={english}"]) == 2  # nothing to attach it to
+    assert "attach=CHECKPOINT" in capsys.readouterr().err
+    assert segmenter_cli.main([f"model={english}", f"attach={model}"]) == 0
     assert parse_cli.main(args) == 0
     assert read_conllu(out)[0].lines == parsed[0].lines
     api = nparse.load(model, "cpu").parse(text, fmt="raw")

@@ -10,11 +10,14 @@ of the input. A character BiLSTM of our own was not built or measured.
 
     python -m nparse.segmenter train=TRAIN.conllu [dev=DEV.conllu] out=MODEL.udpipe [epochs=20]
                                [attach=runs/.../best.pt]
+    python -m nparse.segmenter model=MODEL.udpipe attach=runs/.../best.pt [dev=DEV.conllu]
 
 writes the model and prints its dev Tokens/Sentences/Words F1 (``nparse/eval/aligned.py``);
 ``python -m nparse.parse ... format=raw segmenter=MODEL.udpipe`` then splits raw text with it.
 ``attach=`` also stores it in a parser's checkpoint (key ``segmenter``), whose ``format=raw``
 parsing (CLI and API) then uses it by itself; models without one keep spaCy's rules.
+``model=`` attaches a segmenter trained before, without training one (the seeds of a run can
+share one).
 """
 
 from __future__ import annotations
@@ -70,14 +73,15 @@ class Segmenter:
     """Splits a paragraph into sentences of tokens with the trained model (``rawtext.Token``s:
     surface form, character range, syntactic words)."""
 
-    def __init__(self, path: str | Path):
+    def __init__(self, path: str | Path, option: str = "segmenter"):
+        """``option``: the command-line option that named ``path``, for the errors."""
         udpipe = _udpipe()
         self.udpipe = udpipe
         if not Path(path).is_file():
-            raise FileNotFoundError(f"segmenter={path}: no such file")
+            raise FileNotFoundError(f"{option}={path}: no such file")
         self.model = udpipe.Model.load(str(path))
         if self.model is None:
-            raise ValueError(f"segmenter={path}: not a UDPipe model")
+            raise ValueError(f"{option}={path}: not a UDPipe model")
         self.path = str(path)
 
     @classmethod
