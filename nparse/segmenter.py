@@ -32,9 +32,8 @@ def main(argv: list[str] | None = None) -> int:
         return usage_error("give train=TRAIN.conllu and out=MODEL.udpipe (or model=MODEL.udpipe attach=CHECKPOINT)")
     try:
         if trained is not None:  # one segmenter for several checkpoints (the seeds of a run)
-            Segmenter(
-                trained, option="model"
-            )  # a clear error for a missing or broken model before the checkpoint is touched
+            # a clear error for a missing or broken model, before the checkpoint is touched
+            Segmenter(trained, option="model")
             model, out = Path(trained).read_bytes(), trained
         else:
             start = time.perf_counter()
