@@ -33,11 +33,16 @@ def parse_args(
     return values
 
 
-def _fail(message: str, usage: str | None) -> None:
+def usage_error(message: str, usage: str | None) -> int:
+    """Print a command-line error and the usage; the exit code of a usage error (2)."""
     print(f"error: {message}", file=sys.stderr)
     if usage:
         print(usage.strip(), file=sys.stderr)
-    sys.exit(2)
+    return 2
+
+
+def _fail(message: str, usage: str | None) -> None:
+    sys.exit(usage_error(message, usage))
 
 
 def reader_may_stop(main: Callable[..., int]) -> Callable[..., int]:

@@ -8,7 +8,7 @@ import sys
 import time
 from pathlib import Path
 
-from .cli import parse_args
+from .cli import parse_args, usage_error
 from .io.conllu import read_conllu
 from .io.segmenter import Segmenter, train
 from .training.segmenting import SEGMENTATION, raw_scores
@@ -26,10 +26,12 @@ def main(argv: list[str] | None = None) -> int:
     train_path, out, dev, attach_to, trained = (args[k] for k in ("train", "out", "dev", "attach", "model"))
     if trained is not None and (train_path is not None or out is not None or attach_to is None):
         return usage_error(
-            "model= attaches a trained segmenter: give it with attach=CHECKPOINT, without train= or out="
+            "model= attaches a trained segmenter: give it with attach=CHECKPOINT, without train= or out=", USAGE
         )
     if trained is None and (train_path is None or out is None):
-        return usage_error("give train=TRAIN.conllu and out=MODEL.udpipe (or model=MODEL.udpipe attach=CHECKPOINT)")
+        return usage_error(
+            "give train=TRAIN.conllu and out=MODEL.udpipe (or model=MODEL.udpipe attach=CHECKPOINT)", USAGE
+        )
     try:
         if trained is not None:  # one segmenter for several checkpoints (the seeds of a run)
             # a clear error for a missing or broken model, before the checkpoint is touched
@@ -52,12 +54,6 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {err}", file=sys.stderr)
         return 1
     return 0
-
-
-def usage_error(message: str) -> int:
-    print(f"error: {message}", file=sys.stderr)
-    print(USAGE.strip(), file=sys.stderr)
-    return 2
 
 
 if __name__ == "__main__":
