@@ -99,6 +99,8 @@ def test_gpu_rows_measures_every_part_of_the_full_analysis_on_a_cpu(tmp_path):
     assert set(parses) == {("cpu bf16", 1), ("cpu bf16", 2), ("cpu fp32", 1), ("cpu fp32", 2)}
     assert all(r["upos"] > 0 and r["lemmas"] > 0 for r in parses.values())  # the analysis was written
     assert parses[("cpu fp32", 1)]["same_bytes"] == "-"
+    (glob,) = [r for r in rows if r["part"] == "global"]  # fine-tuned on local scores: before and after compare
+    assert "local scores" in glob["settings"] and 0 <= glob["dev_las_before"] <= 100, glob
 
 
 def test_seed_runs_skips_finished_runs_unless_told_to_go_on():
