@@ -27,10 +27,10 @@ measured: a GPU is lent for minutes) and every row is written to ``--out`` as so
 5. **Global epoch**: ``+exp=GLOBAL_EXP`` (beam_2planar_dynamic: beam 8, max-violation, restart)
    fine-tuned one epoch from the saved model (``trainer.init_from``), in the last arm's precision:
    seconds, tokens/s, peak GPU memory, and dev LAS before and after the epoch, decoded with the
-   global preset's beam. With ``--global-overrides`` (default ``trainer.global_scores=local``: the greedy model stays
-   locally normalised, so the dev LAS before and after the epoch compare; the preset's ``raw``
-   scores start from a beam that parses worse than greedy decoding, and its first epoch lowers
-   dev LAS whatever the device).
+   global preset's beam. ``--global-overrides`` defaults to ``trainer.global_scores=local``: the
+   greedy model stays locally normalised, so the two compare; the preset's ``raw`` scores start
+   from a beam that parses worse than greedy decoding, and their first epoch lowers dev LAS
+   whatever the device (docs/experiments/precision.md).
 """
 
 from __future__ import annotations
