@@ -50,6 +50,22 @@ def test_raw_text_round_trip_rebuilds_the_input_exactly():
     assert shown == rebuilt
 
 
+def test_paragraphs_are_marked_as_udpipe_marks_them(monkeypatch):
+    """``# newdoc`` on the first sentence, ``# newpar`` on each paragraph's first, none on a cut
+    of a long paragraph: ``text_of`` finds the input's paragraphs again in the output."""
+    text = real_text()
+    sents = list(rawtext.iter_raw(io.StringIO(text).readlines(), "en"))
+    marks = [[line for line in s.lines if line.startswith(("# newdoc", "# newpar"))] for s in sents]
+    assert marks[0] == ["# newdoc", "# newpar"] and all("# newdoc" not in m for m in marks[1:])
+    paragraphs = ["".join(p.split()) for p in text.split("\n\n") if p.strip()]  # without spacing
+    assert sum(m == ["# newpar"] for m in marks[1:]) == len(paragraphs) - 1 > 3
+    assert ["".join(p.split()) for p in rawtext.text_of(sents).split("\n\n")] == paragraphs
+    monkeypatch.setattr(rawtext, "PARAGRAPH_CHARS", 300)  # one paragraph, cut into several
+    lines = [f"Sentence number {i} ends here.\n" for i in range(100)]
+    cut = list(rawtext.iter_raw(lines, "en"))
+    assert sum(any(line == "# newpar" for line in s.lines) for s in cut) == 1 and len(cut) == 100
+
+
 def test_greek_and_hungarian_tokenize_too():
     for lang, text in (("el", "Η Επιτροπή ξεκίνησε. Μία στρατηγική!"), ("hu", "Szakemberek szerint jó. Nem az.")):
         sents = list(rawtext.iter_raw([text], lang))

@@ -10,7 +10,9 @@ the longest paragraph, not the file; a paragraph is also cut after the line that
 ``PARAGRAPH_CHARS`` characters (a file with no blank lines is not read whole; a sentence that
 crosses such a cut is split there, once per million characters at most). Every sentence gets
 ``# sent_id`` and ``# text`` comments (``# text``: its tokens joined by one space where the
-input had any whitespace). MISC records the whitespace exactly: ``SpaceAfter=No`` where none
+input had any whitespace); the first sentence of each paragraph gets ``# newpar`` (and the
+file's first, ``# newdoc`` before it), as UDPipe writes them, so ``text_of`` finds the paragraphs
+again. MISC records the whitespace exactly: ``SpaceAfter=No`` where none
 followed a token, ``SpacesAfter=`` where it was not a single space, and ``SpacesBefore=`` on a
 paragraph's first token for whitespace before it; both are written with ``\\s`` (space),
 ``\\t``, ``\\n``, ``\\r`` and ``\\uXXXX`` for other whitespace. ``rebuild_text`` inverts this exactly.
@@ -101,11 +103,14 @@ def iter_raw(
     (a trained one, ``nparse/io/segmenter.py``) or else by spaCy for ``lang``."""
     split = segmenter or spacy_sentences(lang)
     count = 0
+    new_par = True  # the next sentence starts a paragraph (not a cut of a long one)
     for lineno, text in paragraphs(lines):
         sentences = [tokens for tokens in split(text) if tokens]
         if not sentences:
             check_skipped(text, 0, path, lineno)
             continue
+        starts = (["# newdoc"] if count == 0 else []) + (["# newpar"] if new_par else [])
+        new_par = not text.splitlines()[-1].strip()  # it ended at a blank line, not at a cut
         flat = [t for tokens in sentences for t in tokens]
         after = {id(t): text[t[2] : nxt[1]] for t, nxt in zip(flat, flat[1:])}
         after[id(flat[-1])] = text[flat[-1][2] :]
@@ -128,8 +133,10 @@ def iter_raw(
                     rows.append(f"{k}\t{form}\t_\t_\t_\t_\t_\t_\t_\t{spacing}")
                 k += len(words)
                 shown.append(form + (" " if gap and j < len(tokens) - 1 else ""))
-            sent = build_sentence(path, lineno, [f"# sent_id = {count}", f"# text = {''.join(shown)}", *rows], True)
-            sent.line = lineno - 2  # messages about a word point at its paragraph's first line
+            comments = [*starts, f"# sent_id = {count}", f"# text = {''.join(shown)}"]
+            starts = []
+            sent = build_sentence(path, lineno, [*comments, *rows], True)
+            sent.line = lineno - len(comments)  # messages about a word point at its paragraph's first line
             yield sent
 
 
