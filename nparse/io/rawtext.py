@@ -12,9 +12,9 @@ crosses such a cut is split there, once per million characters at most). Every s
 ``# sent_id`` and ``# text`` comments (``# text``: its tokens joined by one space where the
 input had any whitespace); the first sentence of each paragraph gets ``# newpar`` (and the
 file's first, ``# newdoc`` before it), as UDPipe writes them, so ``text_of`` finds the paragraphs
-again. MISC records the whitespace exactly: ``SpaceAfter=No`` where none
-followed a token, ``SpacesAfter=`` where it was not a single space, and ``SpacesBefore=`` on a
-paragraph's first token for whitespace before it; both are written with ``\\s`` (space),
+again. MISC records the whitespace exactly: ``SpaceAfter=No`` where none followed a token,
+``SpacesAfter=`` where it was not a single space, and ``SpacesBefore=`` on a paragraph's first
+token for whitespace before it; both are written with ``\\s`` (space),
 ``\\t``, ``\\n``, ``\\r`` and ``\\uXXXX`` for other whitespace. ``rebuild_text`` inverts this exactly.
 """
 
