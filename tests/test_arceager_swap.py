@@ -44,7 +44,16 @@ class StackExchangeSwap(ArcEager):
 
 @pytest.mark.slow
 def test_the_literal_stack_exchange_cannot_build_a_common_non_projective_tree():
-    assert ExactLoss(StackExchangeSwap(), HEARING).future(StackExchangeSwap().initial(9)) > 0
+    """No transition sequence builds HEARING: the search may take only moves that add a gold arc
+    or none (a sequence that builds the tree takes no other), and its best still leaves a word
+    wrong. The unrestricted search gives the same answer in 250 times the time."""
+    exchange = StackExchangeSwap()
+
+    def adds_no_wrong_arc(c: Config, a: int) -> bool:
+        arc = exchange.arc_of(c, a)
+        return arc is None or HEARING[arc[1]] == arc[0]
+
+    assert ExactLoss(exchange, HEARING, allowed=adds_no_wrong_arc).future(exchange.initial(9)) > 0
     system = make_system("arceager_swap")  # its oracle builds it (the next test)
     assert _rebuilds(system, make_oracle(system, "eager"), HEARING)[0]
 
