@@ -194,6 +194,8 @@ class TransitionSystem(ABC, Generic[C]):
         remembering the order. The names are the first ``len(by_name)`` actions: a system that
         extends another (SWAP after arc-standard's moves) adds its own to the parent's ``named``."""
         names = self.actions[: len(by_name)]
+        if tuple(by_name) == tuple(names):  # given in order (exhaustive search calls this millions of times)
+            return [bool(v) for v in by_name.values()]
         if set(by_name) != set(names):
             raise TypeError(f"{self.name}.flags: expected the actions {names}, got {sorted(by_name)}")
         return [bool(by_name[a]) for a in names]

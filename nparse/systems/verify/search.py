@@ -68,23 +68,34 @@ class ExactLoss:
         Split as (words headless now) + gain(state), where gain sums (arc loss - 1) over the
         arcs still to be added, so that it depends on ``state_key`` alone.
         """
-        return sum(1 for d in range(1, c.n + 1) if c.heads[d] == NONE) + self._gain(c)
+        headless = c.heads.count(NONE) - (c.heads[0] == NONE)  # words 1..n (the root has no head)
+        return headless + self._gain(c)
 
-    def _gain(self, c: Config) -> float:
-        key = self.system.state_key(c)
-        value = self.memo.get(key)
-        if value is None:
-            value = 0 if self.system.terminal(c) else float("inf")
-            if value:
-                for a in self.moves(c):
-                    if self.prune is not None and self.prune(c, a):
-                        continue
-                    nxt = c.copy()
-                    arc = self.system.arc_of(c, a)
-                    step = 0 if arc is None else self.arc_loss(c, a, arc[0], arc[1]) - 1
-                    self.system.apply(nxt, a)
-                    value = min(value, step + self._gain(nxt))
-            self.memo[key] = value
+    def _gain(self, c: Config, key: Hashable | None = None) -> float:
+        system, memo = self.system, self.memo
+        if key is None:
+            key = system.state_key(c)
+        value = memo.get(key)
+        if value is not None:
+            return value
+        value = 0 if system.terminal(c) else float("inf")
+        if value:
+            state_key, apply, arc_of, arc_loss, prune = system.state_key, system.apply, system.arc_of, self.arc_loss, self.prune  # fmt: skip
+            for a in self.moves(c):
+                if prune is not None and prune(c, a):
+                    continue
+                nxt = c.copy()
+                arc = arc_of(c, a)
+                step = 0 if arc is None else arc_loss(c, a, arc[0], arc[1]) - 1
+                apply(nxt, a)
+                # most children are known already: look them up here rather than in a call
+                child = state_key(nxt)
+                gain = memo.get(child)
+                if gain is None:
+                    gain = self._gain(nxt, child)
+                if step + gain < value:
+                    value = step + gain
+        memo[key] = value
         return value
 
     def built(self, c: Config) -> int:
