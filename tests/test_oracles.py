@@ -43,8 +43,8 @@ SEARCHED = [v for v in VERIFICATIONS if v.reference is not None]
 def test_oracle_equals_exhaustive_search(case):
     """Zero-cost sets equal exhaustive search (systems/verify/verification.py says how each oracle is
     checked); complete oracles also off the gold path. Every tree up to 5 words and 100 random
-    ones of 6, 7 and 8: every tree of 6 words (about 8,000 kept per oracle) took four fifths of
-    the suite's time here, and ``tools/check_oracles.py --all-up-to 6`` checks them."""
+    ones of 6, 7 and 8: every tree of 6 words (about 8,000 kept per oracle) took a fifth of the
+    suite's CPU time, so ``tools/check_oracles.py --all-up-to 6`` checks them."""
     system, oracle = case.make()
     rng = random.Random(5)
     sizes = (4, 5, 4) if case.slow_search else (5, 8, 100)
