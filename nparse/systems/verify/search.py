@@ -80,7 +80,8 @@ class ExactLoss:
             return value
         value = 0 if system.terminal(c) else float("inf")
         if value:
-            state_key, apply, arc_of, arc_loss, prune = system.state_key, system.apply, system.arc_of, self.arc_loss, self.prune  # fmt: skip
+            state_key, apply, arc_of = system.state_key, system.apply, system.arc_of
+            arc_loss, prune = self.arc_loss, self.prune
             for a in self.moves(c):
                 if prune is not None and prune(c, a):
                     continue
